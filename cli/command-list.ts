@@ -1,0 +1,9 @@
+// Every subcommand of the CLI. Adding one is a new file in cli/commands and a line here.
+import type { CommandModule } from 'yargs';
+import { buildCorpusCommand } from './commands/build-corpus.ts';
+import { kernelsCommand } from './commands/kernels.ts';
+import { kernelCommand } from './commands/kernel.ts';
+
+// yargs' CommandModule is generic over each command's own argument shape; the list only hands
+// them to yargs, which parses and checks each command's arguments itself.
+export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand] as unknown as readonly CommandModule[];

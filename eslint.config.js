@@ -1,0 +1,37 @@
+// Lint rules: typescript-eslint's type-aware recommended set, plus the project's rules
+// (no `any` crossing a boundary, no raw console in library code).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'kernels/assembly/**', 'kernels/corpus/**', 'results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'test/*.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    // The few plain-JS entry points (bin shim, test launcher, this file) run on Node as they are.
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    // The CLI layer and tests talk to the terminal on purpose.
+    files: ['cli/**', 'test/**', 'bin/**', '*.js'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    // node:test's test() returns a promise the runner itself awaits.
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-floating-promises': 'off' },
+  },
+);

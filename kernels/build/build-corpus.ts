@@ -1,0 +1,54 @@
+// Builds the corpus: every kernels/assembly/<name>.ts into kernels/corpus/<name>.wasm, checks
+// each module against the context contract, and writes manifest.json. Runs on `npm install`.
+// Two compilations at a time: the machines this targets have few cores, and asc is single-threaded.
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { CORPUS_DIR, MANIFEST_FILE, SOURCE_DIR, sha256Hex, type CorpusEntry, type CorpusManifest } from '../corpus.ts';
+import { compileKernel } from './compile.ts';
+import { contractViolations } from './contract.ts';
+
+export interface BuildOptions {
+  outDir?: string;
+  /** Only these kernels (default: every source file). */
+  only?: string[];
+  onProgress?: (name: string, done: number, total: number) => void;
+}
+
+export async function listKernelSources(): Promise<string[]> {
+  const files = await readdir(SOURCE_DIR);
+  return files.filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+}
+
+export async function buildCorpus(options: BuildOptions = {}): Promise<CorpusManifest> {
+  const outDir = options.outDir ?? CORPUS_DIR;
+  const names = options.only ?? (await listKernelSources());
+  await mkdir(outDir, { recursive: true });
+  const entries: CorpusEntry[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < names.length) {
+      const name = names[next++] as string;
+      const bytes = await compileKernel(join(SOURCE_DIR, `${name}.ts`));
+      const problems = contractViolations(bytes);
+      if (problems.length > 0) throw new BenchfleetError('CORPUS_BUILD_FAILED', `${name}.wasm breaks the context contract: ${problems.join('; ')}`);
+      const file = `${name}.wasm`;
+      const tmp = join(outDir, `${file}.tmp`);
+      await writeFile(tmp, bytes);
+      await rename(tmp, join(outDir, file));
+      entries.push({ name, file, bytes: bytes.length, sha256: sha256Hex(bytes) });
+      options.onProgress?.(name, ++done, names.length);
+    }
+  };
+  const width = Math.max(1, Math.min(2, availableParallelism()));
+  await Promise.all(Array.from({ length: width }, worker));
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  const require = createRequire(import.meta.url);
+  const ascVersion = (JSON.parse(await readFile(require.resolve('assemblyscript/package.json'), 'utf8')) as { version: string }).version;
+  const manifest: CorpusManifest = { formatVersion: 1, assemblyscript: ascVersion, kernels: entries };
+  await writeFile(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}

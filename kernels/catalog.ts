@@ -1,0 +1,24 @@
+// Every kernel of the corpus, by name. The build checks that this list and the sources in
+// kernels/assembly name the same kernels.
+import { BenchfleetError } from '../shared/errors.ts';
+import type { KernelSpec } from './spec.ts';
+import { xxhash32 } from './specs/xxhash32.ts';
+
+/** The study's four kernels, in the order of its table. */
+export const STUDY_KERNELS = ['aes-cbc-decrypt', 'sha256', 'lz4-compress', 'xxhash32'] as const;
+
+export const KERNELS: readonly KernelSpec[] = [
+  xxhash32,
+].sort((a, b) => a.name.localeCompare(b.name));
+
+const byName = new Map(KERNELS.map((k) => [k.name, k]));
+
+export function kernelNames(): string[] {
+  return KERNELS.map((k) => k.name);
+}
+
+export function findKernel(name: string): KernelSpec {
+  const spec = byName.get(name);
+  if (!spec) throw new BenchfleetError('UNKNOWN_KERNEL', `unknown kernel "${name}"; known kernels: ${kernelNames().join(', ')}`);
+  return spec;
+}

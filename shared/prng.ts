@@ -1,0 +1,57 @@
+// Deterministic pseudo-random numbers for input generation and bootstrap resampling:
+// xoshiro128** (Blackman & Vigna) seeded through splitmix32, so the same seed gives the same
+// stream on every machine and Node version.
+
+export interface Rng {
+  /** A uniformly distributed unsigned 32-bit integer. */
+  nextU32(): number;
+  /** A uniformly distributed float in [0, 1). */
+  next(): number;
+  /** A uniformly distributed integer in [0, bound). */
+  below(bound: number): number;
+}
+
+function splitmix32(state: number): () => number {
+  let s = state >>> 0;
+  return () => {
+    s = (s + 0x9e3779b9) >>> 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+}
+
+/** A generator for `seed`; `stream` separates independent uses of one seed (e.g. per kernel). */
+export function createRng(seed: number, stream = 0): Rng {
+  const init = splitmix32((seed >>> 0) ^ Math.imul(stream >>> 0, 0x27d4eb2d));
+  let a = init(), b = init(), c = init(), d = init();
+  if ((a | b | c | d) === 0) a = 1;
+  const nextU32 = (): number => {
+    const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
+    const t = b << 9;
+    c ^= a; d ^= b; b ^= c; a ^= d;
+    c ^= t;
+    d = rotl(d, 11);
+    return result;
+  };
+  return {
+    nextU32,
+    next: () => nextU32() / 4294967296,
+    below: (bound) => Math.floor((nextU32() / 4294967296) * bound),
+  };
+}
+
+function rotl(x: number, k: number): number {
+  return ((x << k) | (x >>> (32 - k))) >>> 0;
+}
+
+/** A stable 32-bit stream id for a string, e.g. a kernel name (FNV-1a). */
+export function streamId(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}

@@ -1,0 +1,44 @@
+// The plan: the parameters of an experiment. It names kernels; it never carries code.
+// docs/plan.md is the reference. The validator (parsePlan) lives in shared/plan-validate.ts.
+import type { Policy } from './policies.ts';
+
+export type Schedule = 'sequential' | 'interleaved';
+
+export interface Plan {
+  /** Free text naming the experiment. */
+  name?: string;
+  /** Kernel names, or "all" for the whole corpus. */
+  kernels: string[] | 'all';
+  /** Arm names, or "all" for the 17 arms. `native` is always run: it is every ratio's denominator. */
+  arms: string[] | 'all';
+  /** Reset policies to run; one raw file each. */
+  policies: Policy[];
+  /** Paired rounds (study: 7). */
+  rounds: number;
+  /** Timed repeats per sample (study: 4). */
+  repeats: number;
+  /** Jobs per repeat (study: 16). */
+  jobs: number;
+  /** Seed of input generation and of the round order rotation. */
+  seed: number;
+  schedule: Schedule;
+  /** Reset page size in bytes, a power of two from 1 KiB to 64 KiB (default 4096). */
+  pageSize?: number;
+  /** Input size per kernel in bytes, overriding the kernel's default. */
+  inputSizes?: Record<string, number>;
+  /** Untimed warm-up jobs per pool worker / context before a sample's timed repeats (default 2). */
+  warmupJobs?: number;
+}
+
+/** The study's plan: 21 kernels x 17 arms x 7 rounds = 2,499 samples per policy. */
+export const STUDY_PLAN: Plan = {
+  name: 'reset-policies study',
+  kernels: 'all',
+  arms: 'all',
+  policies: ['whole', 'pages', 'checkpoint'],
+  rounds: 7,
+  repeats: 4,
+  jobs: 16,
+  seed: 1,
+  schedule: 'sequential',
+};

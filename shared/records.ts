@@ -1,0 +1,76 @@
+// The raw record format: JSON Lines, one file per machine and policy (`<policy>.jsonl`).
+// Line 1 is an EnvironmentRecord; every further line is a SampleRecord. docs/records.md is the
+// reference for people writing their own analysis; keep the two in step.
+import type { Policy } from './policies.ts';
+
+export const RECORD_FORMAT_VERSION = 1;
+
+export type LoadAverage = [number, number, number];
+
+export interface EnvironmentRecord {
+  type: 'environment';
+  formatVersion: 1;
+  /** The machine's name: the agent's --name, or the host name for a standalone harness run. */
+  machine: string;
+  policy: Policy;
+  /** ISO 8601 time the run of this policy started. */
+  startedAt: string;
+  node: string;
+  v8: string;
+  os: { platform: string; release: string; arch: string };
+  cpu: { model: string; count: number; governor: string | null };
+  /** 1, 5 and 15 minute load averages when the run started. */
+  loadAverage: LoadAverage;
+  /** CPUs the harness is pinned to (Linux taskset list), or null when not pinned. */
+  affinity: number[] | null;
+  niceness: number;
+  /** --max-old-space-size of the harness process in MiB, or null when not capped. */
+  heapCapMb: number | null;
+  planSha256: string;
+  harnessSha256: string;
+  /** SHA256 of each corpus module the plan uses, by kernel name. */
+  corpus: Record<string, string>;
+  /** SHA256 of each kernel's generated input, by kernel name. */
+  inputs: Record<string, string>;
+  /** Reset page size in bytes. */
+  pageSize: number;
+  schedule: 'sequential' | 'interleaved';
+  rounds: number;
+  repeats: number;
+  jobs: number;
+  seed: number;
+}
+
+export interface RepeatTiming {
+  /** Wall time of the repeat's `jobs` jobs, nanoseconds. */
+  wallNs: number;
+  /** Process CPU time (user + system, all threads) during the repeat, microseconds. */
+  cpuUs: number;
+  /** Sum over jobs of time inside the kernel call, nanoseconds (null where not measured). */
+  kernelNs: number | null;
+  /** Sum over jobs of time in resets, nanoseconds (null where the arm does not reset). */
+  resetNs: number | null;
+}
+
+export interface SampleRecord {
+  type: 'sample';
+  /** Position of this sample in its file, from 1 (the environment row is line 1, sample seq 1 is line 2). */
+  seq: number;
+  kernel: string;
+  arm: string;
+  policy: Policy;
+  /** Round number, from 1. */
+  round: number;
+  /** Position of this (kernel, arm) within its round, from 1, after the seeded rotation. */
+  order: number;
+  /** Load averages at the start of this sample's round. */
+  roundLoadAverage: LoadAverage;
+  jobs: number;
+  repeats: RepeatTiming[];
+  ok: boolean;
+  /** What failed, one line per failed check (empty when ok). */
+  failures: string[];
+  checks: { returnValues: number; outputs: number; states: number };
+}
+
+export type RawRecord = EnvironmentRecord | SampleRecord;

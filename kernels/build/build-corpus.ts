@@ -45,10 +45,23 @@ export async function buildCorpus(options: BuildOptions = {}): Promise<CorpusMan
   };
   const width = Math.max(1, Math.min(2, availableParallelism()));
   await Promise.all(Array.from({ length: width }, worker));
+  if (options.only) {
+    // A partial build updates those kernels' entries and keeps the rest of an existing manifest.
+    const kept = await readExistingEntries(outDir);
+    for (const entry of kept) if (!entries.some((e) => e.name === entry.name)) entries.push(entry);
+  }
   entries.sort((a, b) => a.name.localeCompare(b.name));
   const require = createRequire(import.meta.url);
   const ascVersion = (JSON.parse(await readFile(require.resolve('assemblyscript/package.json'), 'utf8')) as { version: string }).version;
   const manifest: CorpusManifest = { formatVersion: 1, assemblyscript: ascVersion, kernels: entries };
   await writeFile(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
+}
+
+async function readExistingEntries(dir: string): Promise<CorpusEntry[]> {
+  try {
+    return (JSON.parse(await readFile(join(dir, MANIFEST_FILE), 'utf8')) as CorpusManifest).kernels;
+  } catch {
+    return [];
+  }
 }

@@ -2,12 +2,16 @@
 // kernels/assembly name the same kernels.
 import { BenchfleetError } from '../shared/errors.ts';
 import type { KernelSpec } from './spec.ts';
+import { base64Decode } from './specs/base64-decode.ts';
+import { base64Encode } from './specs/base64-encode.ts';
 import { xxhash32 } from './specs/xxhash32.ts';
 
 /** The study's four kernels, in the order of its table. */
 export const STUDY_KERNELS = ['aes-cbc-decrypt', 'sha256', 'lz4-compress', 'xxhash32'] as const;
 
 export const KERNELS: readonly KernelSpec[] = [
+  base64Decode,
+  base64Encode,
   xxhash32,
 ].sort((a, b) => a.name.localeCompare(b.name));
 

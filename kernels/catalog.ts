@@ -4,6 +4,8 @@ import { BenchfleetError } from '../shared/errors.ts';
 import type { KernelSpec } from './spec.ts';
 import { base64Decode } from './specs/base64-decode.ts';
 import { base64Encode } from './specs/base64-encode.ts';
+import { matmulF64 } from './specs/matmul-f64.ts';
+import { sortU32 } from './specs/sort-u32.ts';
 import { xxhash32 } from './specs/xxhash32.ts';
 
 /** The study's four kernels, in the order of its table. */
@@ -12,6 +14,8 @@ export const STUDY_KERNELS = ['aes-cbc-decrypt', 'sha256', 'lz4-compress', 'xxha
 export const KERNELS: readonly KernelSpec[] = [
   base64Decode,
   base64Encode,
+  matmulF64,
+  sortU32,
   xxhash32,
 ].sort((a, b) => a.name.localeCompare(b.name));
 

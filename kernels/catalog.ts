@@ -6,6 +6,7 @@ import { base64Decode } from './specs/base64-decode.ts';
 import { base64Encode } from './specs/base64-encode.ts';
 import { matmulF64 } from './specs/matmul-f64.ts';
 import { sortU32 } from './specs/sort-u32.ts';
+import { lz4Compress } from './specs/lz4-compress.ts';
 import { xxhash32 } from './specs/xxhash32.ts';
 
 /** The study's four kernels, in the order of its table. */
@@ -16,6 +17,7 @@ export const KERNELS: readonly KernelSpec[] = [
   base64Encode,
   matmulF64,
   sortU32,
+  lz4Compress,
   xxhash32,
 ].sort((a, b) => a.name.localeCompare(b.name));
 

@@ -5,6 +5,9 @@ import type { KernelSpec } from './spec.ts';
 import { base64Decode } from './specs/base64-decode.ts';
 import { base64Encode } from './specs/base64-encode.ts';
 import { matmulF64 } from './specs/matmul-f64.ts';
+import { md5 } from './specs/md5.ts';
+import { sha1 } from './specs/sha1.ts';
+import { sha512 } from './specs/sha512.ts';
 import { sortU32 } from './specs/sort-u32.ts';
 import { lz4Compress } from './specs/lz4-compress.ts';
 import { xxhash32 } from './specs/xxhash32.ts';
@@ -16,6 +19,9 @@ export const KERNELS: readonly KernelSpec[] = [
   base64Decode,
   base64Encode,
   matmulF64,
+  md5,
+  sha1,
+  sha512,
   sortU32,
   lz4Compress,
   xxhash32,

@@ -2,8 +2,10 @@
 // kernels/assembly name the same kernels.
 import { BenchfleetError } from '../shared/errors.ts';
 import type { KernelSpec } from './spec.ts';
+import { adler32 } from './specs/adler32.ts';
 import { base64Decode } from './specs/base64-decode.ts';
 import { base64Encode } from './specs/base64-encode.ts';
+import { crc32 } from './specs/crc32.ts';
 import { matmulF64 } from './specs/matmul-f64.ts';
 import { md5 } from './specs/md5.ts';
 import { sha1 } from './specs/sha1.ts';
@@ -16,8 +18,10 @@ import { xxhash32 } from './specs/xxhash32.ts';
 export const STUDY_KERNELS = ['aes-cbc-decrypt', 'sha256', 'lz4-compress', 'xxhash32'] as const;
 
 export const KERNELS: readonly KernelSpec[] = [
+  adler32,
   base64Decode,
   base64Encode,
+  crc32,
   matmulF64,
   md5,
   sha1,

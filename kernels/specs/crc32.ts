@@ -1,0 +1,19 @@
+// CRC-32 as zlib computes it (IEEE polynomial, reflected). Oracle: node:zlib's crc32 (zlib's own C code).
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { kernelRng, randomBytes } from '../inputs.ts';
+import type { KernelSpec } from '../spec.ts';
+
+export const crc32: KernelSpec = {
+  name: 'crc32',
+  title: 'CRC-32',
+  category: 'hash',
+  defaultSize: 2 * 1024 * 1024,
+  convention: 'input: any bytes; returns the CRC-32 (zlib, IEEE); output: the CRC, 4 bytes big-endian',
+  generate: (seed, size) => randomBytes(kernelRng('crc32', seed), size),
+  oracle(input) {
+    const value = zlibCrc32(input) >>> 0;
+    const output = new Uint8Array(4);
+    new DataView(output.buffer).setUint32(0, value, false);
+    return { kind: 'exact', returnValue: value, output };
+  },
+};

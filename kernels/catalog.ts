@@ -2,6 +2,8 @@
 // kernels/assembly name the same kernels.
 import { BenchfleetError } from '../shared/errors.ts';
 import type { KernelSpec } from './spec.ts';
+import { aesCbcDecrypt } from './specs/aes-cbc-decrypt.ts';
+import { aesCbcEncrypt } from './specs/aes-cbc-encrypt.ts';
 import { adler32 } from './specs/adler32.ts';
 import { base64Decode } from './specs/base64-decode.ts';
 import { base64Encode } from './specs/base64-encode.ts';
@@ -18,6 +20,8 @@ import { xxhash32 } from './specs/xxhash32.ts';
 export const STUDY_KERNELS = ['aes-cbc-decrypt', 'sha256', 'lz4-compress', 'xxhash32'] as const;
 
 export const KERNELS: readonly KernelSpec[] = [
+  aesCbcDecrypt,
+  aesCbcEncrypt,
   adler32,
   base64Decode,
   base64Encode,

@@ -4,6 +4,8 @@ import { BenchfleetError } from '../shared/errors.ts';
 import type { KernelSpec } from './spec.ts';
 import { aesCbcDecrypt } from './specs/aes-cbc-decrypt.ts';
 import { aesCbcEncrypt } from './specs/aes-cbc-encrypt.ts';
+import { hmacSha256 } from './specs/hmac-sha256.ts';
+import { sha256 } from './specs/sha256.ts';
 import { adler32 } from './specs/adler32.ts';
 import { base64Decode } from './specs/base64-decode.ts';
 import { base64Encode } from './specs/base64-encode.ts';
@@ -22,6 +24,8 @@ export const STUDY_KERNELS = ['aes-cbc-decrypt', 'sha256', 'lz4-compress', 'xxha
 export const KERNELS: readonly KernelSpec[] = [
   aesCbcDecrypt,
   aesCbcEncrypt,
+  hmacSha256,
+  sha256,
   adler32,
   base64Decode,
   base64Encode,

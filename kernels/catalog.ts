@@ -4,6 +4,7 @@ import { BenchfleetError } from '../shared/errors.ts';
 import type { KernelSpec } from './spec.ts';
 import { aesCbcDecrypt } from './specs/aes-cbc-decrypt.ts';
 import { aesCbcEncrypt } from './specs/aes-cbc-encrypt.ts';
+import { chacha20 } from './specs/chacha20.ts';
 import { hmacSha256 } from './specs/hmac-sha256.ts';
 import { sha256 } from './specs/sha256.ts';
 import { adler32 } from './specs/adler32.ts';
@@ -24,6 +25,7 @@ export const STUDY_KERNELS = ['aes-cbc-decrypt', 'sha256', 'lz4-compress', 'xxha
 export const KERNELS: readonly KernelSpec[] = [
   aesCbcDecrypt,
   aesCbcEncrypt,
+  chacha20,
   hmacSha256,
   sha256,
   adler32,

@@ -17,6 +17,7 @@ import { sha1 } from './specs/sha1.ts';
 import { sha512 } from './specs/sha512.ts';
 import { sortU32 } from './specs/sort-u32.ts';
 import { lz4Compress } from './specs/lz4-compress.ts';
+import { lz4Decompress } from './specs/lz4-decompress.ts';
 import { xxhash32 } from './specs/xxhash32.ts';
 
 /** The study's four kernels, in the order of its table. */
@@ -38,6 +39,7 @@ export const KERNELS: readonly KernelSpec[] = [
   sha512,
   sortU32,
   lz4Compress,
+  lz4Decompress,
   xxhash32,
 ].sort((a, b) => a.name.localeCompare(b.name));
 

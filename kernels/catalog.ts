@@ -6,6 +6,7 @@ import { aesCbcDecrypt } from './specs/aes-cbc-decrypt.ts';
 import { aesCbcEncrypt } from './specs/aes-cbc-encrypt.ts';
 import { chacha20 } from './specs/chacha20.ts';
 import { hmacSha256 } from './specs/hmac-sha256.ts';
+import { murmur3 } from './specs/murmur3.ts';
 import { sha256 } from './specs/sha256.ts';
 import { adler32 } from './specs/adler32.ts';
 import { base64Decode } from './specs/base64-decode.ts';
@@ -15,6 +16,7 @@ import { matmulF64 } from './specs/matmul-f64.ts';
 import { md5 } from './specs/md5.ts';
 import { sha1 } from './specs/sha1.ts';
 import { sha512 } from './specs/sha512.ts';
+import { siphash24 } from './specs/siphash24.ts';
 import { sortU32 } from './specs/sort-u32.ts';
 import { lz4Compress } from './specs/lz4-compress.ts';
 import { lz4Decompress } from './specs/lz4-decompress.ts';
@@ -28,6 +30,7 @@ export const KERNELS: readonly KernelSpec[] = [
   aesCbcEncrypt,
   chacha20,
   hmacSha256,
+  murmur3,
   sha256,
   adler32,
   base64Decode,
@@ -37,6 +40,7 @@ export const KERNELS: readonly KernelSpec[] = [
   md5,
   sha1,
   sha512,
+  siphash24,
   sortU32,
   lz4Compress,
   lz4Decompress,

@@ -16,6 +16,8 @@ export function typeScriptExecArgv(): string[] {
 /** The execArgv of this process with the TypeScript hook added once. */
 export function childExecArgv(extra: readonly string[] = []): string[] {
   const hook = typeScriptExecArgv();
-  const base = process.execArgv.filter((arg) => !arg.includes('tsx'));
-  return [...hook, ...base.filter((a, i, all) => !(a === '--import' && all[i + 1]?.includes('tsx'))), ...extra];
+  // Drop this process's own tsx hook (`--import tsx`, `--import=tsx`, a tsx path) as a pair:
+  // filtering the value first would leave a dangling `--import` that Worker rejects.
+  const base = process.execArgv.filter((a, i, all) => !(a.includes('tsx') || (a === '--import' && all[i + 1]?.includes('tsx'))));
+  return [...hook, ...base, ...extra];
 }

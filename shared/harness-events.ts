@@ -1,0 +1,57 @@
+// What the harness tells the process that started it, over Node's IPC channel (the harness was
+// started with stdio 'ipc', so `process.send` exists). The agent relies on these: it streams
+// each record line as it is written and learns how the run ended. Messages are sent only
+// between samples, after the line is on disk, never during a timed repeat.
+import { isPolicy, type Policy } from './policies.ts';
+
+/** One line appended to DIR/<policy>.jsonl; seq 0 is the environment row, samples count from 1. */
+export interface HarnessRecordEvent {
+  type: 'record';
+  policy: Policy;
+  seq: number;
+  /** The JSON line exactly as written, without its newline. */
+  line: string;
+}
+
+/** Samples finished so far, over all policies, out of the plan's total. */
+export interface HarnessProgressEvent {
+  type: 'progress';
+  done: number;
+  total: number;
+}
+
+/** The run finished; `samples` records were written over all policies. */
+export interface HarnessDoneEvent {
+  type: 'done';
+  samples: number;
+}
+
+/** The run stopped early; the records already written stay valid. */
+export interface HarnessFailedEvent {
+  type: 'failed';
+  message: string;
+}
+
+export type HarnessEvent = HarnessRecordEvent | HarnessProgressEvent | HarnessDoneEvent | HarnessFailedEvent;
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/** Whether an IPC message is a well-formed harness event (messages are wire data: check before use). */
+export function isHarnessEvent(value: unknown): value is HarnessEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  switch (m['type']) {
+    case 'record':
+      return isPolicy(m['policy']) && isCount(m['seq']) && typeof m['line'] === 'string';
+    case 'progress':
+      return isCount(m['done']) && isCount(m['total']);
+    case 'done':
+      return isCount(m['samples']);
+    case 'failed':
+      return typeof m['message'] === 'string';
+    default:
+      return false;
+  }
+}

@@ -21,6 +21,7 @@ import { sortU32 } from './specs/sort-u32.ts';
 import { lz4Compress } from './specs/lz4-compress.ts';
 import { lz4Decompress } from './specs/lz4-decompress.ts';
 import { utf8Validate } from './specs/utf8-validate.ts';
+import { inflate } from './specs/inflate.ts';
 import { xxhash32 } from './specs/xxhash32.ts';
 
 /** The study's four kernels, in the order of its table. */
@@ -46,6 +47,7 @@ export const KERNELS: readonly KernelSpec[] = [
   lz4Compress,
   lz4Decompress,
   utf8Validate,
+  inflate,
   xxhash32,
 ].sort((a, b) => a.name.localeCompare(b.name));
 

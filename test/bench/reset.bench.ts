@@ -1,0 +1,83 @@
+// Reset cost against the machine's own limit, measured in this one process:
+//   whole                      within 1.1x of a bare 8 MiB typed-array copy
+//   checkpoint, nothing dirty  within 1.2x of one bare 8 MiB Buffer.compare
+//   pages, k dirty pages       within 2 µs + 1.5x the bare copy of those k pages (one contiguous copy)
+// Each figure is the median over interleaved batches (baseline and policy alternate, so drift
+// of the machine falls on both); the reset includes restoring globals and table entries.
+import { loadKernelModule } from '../../kernels/corpus.ts';
+import { instantiateKernel, createArena, ARENA_BYTES } from '../../kernels/instance.ts';
+import { KernelContext } from '../../agent/harness/context.ts';
+import { createResetter } from '../../agent/harness/reset-policies.ts';
+import { privateCopy, takeSnapshot } from '../../agent/harness/snapshot.ts';
+
+const PAGE = 4096;
+const module = loadKernelModule('xxhash32');
+const snapshot = takeSnapshot('xxhash32', instantiateKernel(module));
+const source = privateCopy(snapshot);
+
+/** Median of per-call µs over `batches` batches of `calls` calls, baseline and candidate alternating. */
+function pair(calls: number, batches: number, baseline: () => void, candidate: () => void): [number, number] {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < calls * 2; i++) {
+    baseline();
+    candidate();
+  }
+  for (let batch = 0; batch < batches; batch++) {
+    for (const [f, out] of batch % 2 === 0 ? ([[baseline, a], [candidate, b]] as const) : ([[candidate, b], [baseline, a]] as const)) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < calls; i++) f();
+      out.push(Number(process.hrtime.bigint() - t0) / calls / 1000);
+    }
+  }
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((x, y) => x - y);
+    return s[Math.floor(s.length / 2)] ?? NaN;
+  };
+  return [median(a), median(b)];
+}
+
+let failed = 0;
+function report(label: string, baseline: number, value: number, limit: number, target: string): void {
+  const ok = value <= limit;
+  if (!ok) failed++;
+  console.log(`${ok ? 'ok  ' : 'MISS'} ${label.padEnd(34)} ${value.toFixed(2).padStart(9)} µs  bare ${baseline.toFixed(2).padStart(9)} µs  ratio ${(value / baseline).toFixed(3)}  (${target})`);
+}
+
+const target = new Uint8Array(createArena().buffer);
+const plain = new Uint8Array(ARENA_BYTES);
+plain.set(source.arena);
+const plainBytes = Buffer.from(plain.buffer);
+
+// whole
+{
+  const ctx = new KernelContext(module, snapshot);
+  const whole = createResetter('whole', source, PAGE);
+  const [bare, value] = pair(20, 41, () => target.set(plain), () => whole.reset(ctx));
+  report('whole', bare, value, bare * 1.1, '<= 1.1x bare copy');
+}
+
+// checkpoint with nothing dirty
+{
+  const ctx = new KernelContext(module, snapshot);
+  const checkpoint = createResetter('checkpoint', source, PAGE);
+  const [bare, value] = pair(20, 41, () => Buffer.compare(ctx.arenaBytes, plainBytes), () => checkpoint.reset(ctx));
+  report('checkpoint, nothing dirty', bare, value, bare * 1.2, '<= 1.2x bare Buffer.compare');
+}
+
+// pages with k dirty pages: adjacent (one run) and scattered (k runs, every third page)
+for (const layout of ['adjacent', 'scattered'] as const) {
+  for (const k of [1, 4, 16, 64, 256]) {
+    const ctx = new KernelContext(module, snapshot);
+    const pages = createResetter('pages', source, PAGE);
+    for (let i = 0; i < k; i++) ctx.arena[(layout === 'adjacent' ? 256 + i : 256 + 3 * i) * PAGE] = 1;
+    pages.reset(ctx); // the first reset learns the k pages
+    if (pages.lastPages() !== k) throw new Error(`pages learned ${pages.lastPages()} pages, expected ${k}`);
+    const from = plain.subarray(0, k * PAGE);
+    const [bare, value] = pair(2000, 41, () => target.set(from, PAGE), () => pages.reset(ctx));
+    report(`pages, ${k} dirty (${layout})`, bare, value, 2 + bare * 1.5, '<= 2 µs + 1.5x bare copy of k pages');
+  }
+}
+
+console.log(failed === 0 ? 'reset: every target met' : `reset: ${failed} targets missed`);
+process.exit(failed === 0 ? 0 : 1);

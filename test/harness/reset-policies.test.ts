@@ -27,7 +27,8 @@ function operate(ctx: KernelContext, kernel: string, input: Uint8Array): void {
   const returnValue = ctx.run(input.length);
   const output = ctx.output(ctx.outputLength()).slice();
   assert.equal(checkOutcome(findKernel(kernel).oracle(input), { returnValue, output }), null);
-  ctx.table.set(0, ctx.instance.exports.run);
+  // Any function of the instance will do as a changed entry: the kernel's own `run`.
+  ctx.table.set(0, Reflect.get(ctx.instance.exports, 'run'));
   for (const g of ctx.globals) g.value = typeof g.value === 'bigint' ? 77n : 77;
 }
 

@@ -7,7 +7,8 @@
 // (MFLIMIT), so an input of 12 bytes or fewer is one literal-only sequence. Offsets fit 16 bits.
 //
 // The hash table is 65536 u32 entries (256 KiB) in scratch, cleared with memory.fill on every
-// call: that makes each call a pure function of its input and makes it write 64 scratch pages.
+// call: that makes each call a pure function of its input, and makes every call write 256 KiB
+// of scratch (64 pages of 4 KiB, 4 wasm pages).
 import { INPUT_PTR, OUTPUT_PTR, SCRATCH_PTR } from './common/layout';
 import { setOutputLength } from './common/output';
 export { INPUT_PTR, INPUT_CAP, OUTPUT_PTR, OUTPUT_CAP } from './common/layout';

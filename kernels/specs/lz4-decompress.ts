@@ -40,7 +40,7 @@ export const lz4Decompress: KernelSpec = {
   name: 'lz4-decompress',
   title: 'LZ4 decompress',
   category: 'compression',
-  defaultSize: 768 * 1024,
+  defaultSize: 512 * 1024,
   convention:
     'input: one raw LZ4 block (about `size` bytes: lz4js compressBlock of generated text, which is capped at 4 MiB); ' +
     'returns the decompressed length, or -1 (output length 0) for a malformed block or one decoding to more than 4 MiB; ' +

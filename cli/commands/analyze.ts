@@ -1,0 +1,57 @@
+// `benchfleet analyze RAW.jsonl SUMMARY.json`: the summary of one raw file. Bad lines are
+// warned about on stderr by line number and recorded in the summary's `problems`; the summary
+// of the rest is still written and the exit is 0. A file with no usable sample exits 1.
+import type { CommandModule } from 'yargs';
+import { summarizeParsed } from '../../shared/analysis/summarize.ts';
+import { readRawFile } from '../../shared/analysis/raw-reader.ts';
+import { writeSummary } from '../../shared/analysis/summary-io.ts';
+import { DEFAULT_BOOTSTRAP_SEED } from '../../shared/analysis/summary-types.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { DEFAULT_RESAMPLES } from '../../shared/statistics/interval.ts';
+import { printLine } from '../output.ts';
+
+interface Args { raw: string; summary: string; seed: number; resamples: number; quiet: boolean }
+
+/** How many problems to print before pointing at the summary for the rest. */
+const SHOWN_PROBLEMS = 20;
+
+export function checkSeed(seed: number, flag = '--seed'): void {
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new BenchfleetError('USAGE', `${flag} must be an integer from 0 to 4294967295, got ${seed}`);
+}
+
+export function checkResamples(resamples: number, flag = '--resamples'): void {
+  if (!Number.isInteger(resamples) || resamples < 100 || resamples > 1_000_000) {
+    throw new BenchfleetError('USAGE', `${flag} must be an integer from 100 to 1000000, got ${resamples}`);
+  }
+}
+
+export const analyzeCommand: CommandModule<object, Args> = {
+  command: 'analyze <raw> <summary>',
+  describe: 'Write the summary of one raw file: paired speedups and CPU ratios with bootstrap intervals',
+  builder: (y) =>
+    y
+      .positional('raw', { type: 'string', demandOption: true, describe: 'Raw records (<policy>.jsonl)' })
+      .positional('summary', { type: 'string', demandOption: true, describe: 'Summary to write (<policy>.summary.json)' })
+      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed, recorded in the summary' })
+      .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Bootstrap resamples' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing on success (warnings still go to stderr)' })
+      .example('$0 analyze results/ryzen/pages.jsonl results/ryzen/pages.summary.json', 'summarize one raw file'),
+  handler: async (args) => {
+    checkSeed(args.seed);
+    checkResamples(args.resamples);
+    const { parsed, source } = await readRawFile(args.raw);
+    const summary = summarizeParsed(parsed, { seed: args.seed, resamples: args.resamples }, source);
+    for (const problem of summary.problems.slice(0, SHOWN_PROBLEMS)) process.stderr.write(`warning: ${args.raw}: ${problem.message}\n`);
+    if (summary.problems.length > SHOWN_PROBLEMS) {
+      process.stderr.write(`warning: ${args.raw}: ${summary.problems.length - SHOWN_PROBLEMS} more problems; the summary's "problems" lists them all\n`);
+    }
+    if (summary.rows.length === 0) {
+      throw new BenchfleetError('RECORD_INVALID', `${args.raw} has no usable samples (${summary.counts.samples} valid samples, none paired with native); no summary written`);
+    }
+    await writeSummary(args.summary, summary);
+    if (!args.quiet) {
+      const problems = summary.problems.length === 0 ? '' : `, ${summary.problems.length} problem${summary.problems.length === 1 ? '' : 's'} recorded`;
+      printLine(`wrote ${args.summary}: ${summary.rows.length} rows from ${summary.counts.used} samples (${summary.counts.failed} failed checks${problems}; seed ${args.seed}, ${args.resamples} resamples)`);
+    }
+  },
+};

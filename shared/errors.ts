@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'RECORD_INVALID'
   | 'MANIFEST_MISMATCH'
   | 'LOCK_HELD'
+  | 'HARNESS_FAILED'
+  | 'OUTPUT_EXISTS'
   | 'AUTH_FAILED'
   | 'PROTOCOL'
   | 'UNKNOWN_MACHINE'

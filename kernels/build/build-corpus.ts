@@ -1,13 +1,14 @@
 // Builds the corpus: every kernels/assembly/<name>.ts into kernels/corpus/<name>.wasm, checks
 // each module against the context contract, and writes manifest.json. Runs on `npm install`.
-// Two compilations at a time: the machines this targets have few cores, and asc is single-threaded.
+// One compiler process per core, at most two: asc is single-threaded and loads slowly, so each
+// process compiles its share of the kernels in turn.
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { CORPUS_DIR, MANIFEST_FILE, SOURCE_DIR, sha256Hex, type CorpusEntry, type CorpusManifest } from '../corpus.ts';
-import { compileKernel } from './compile.ts';
+import { compileKernels } from './compile.ts';
 import { contractViolations } from './contract.ts';
 
 export interface BuildOptions {
@@ -27,24 +28,28 @@ export async function buildCorpus(options: BuildOptions = {}): Promise<CorpusMan
   const names = options.only ?? (await listKernelSources());
   await mkdir(outDir, { recursive: true });
   const entries: CorpusEntry[] = [];
-  let next = 0;
   let done = 0;
-  const worker = async (): Promise<void> => {
-    while (next < names.length) {
-      const name = names[next++] as string;
-      const bytes = await compileKernel(join(SOURCE_DIR, `${name}.ts`));
-      const problems = contractViolations(bytes);
-      if (problems.length > 0) throw new BenchfleetError('CORPUS_BUILD_FAILED', `${name}.wasm breaks the context contract: ${problems.join('; ')}`);
-      const file = `${name}.wasm`;
-      const tmp = join(outDir, `${file}.tmp`);
-      await writeFile(tmp, bytes);
-      await rename(tmp, join(outDir, file));
-      entries.push({ name, file, bytes: bytes.length, sha256: sha256Hex(bytes) });
-      options.onProgress?.(name, ++done, names.length);
-    }
-  };
   const width = Math.max(1, Math.min(2, availableParallelism()));
-  await Promise.all(Array.from({ length: width }, worker));
+  // Deal the kernels round-robin to one compiler process per core.
+  const batches = Array.from({ length: width }, (_, w) => names.filter((_, i) => i % width === w)).filter((b) => b.length > 0);
+  await Promise.all(
+    batches.map((batch) =>
+      compileKernels(
+        batch.map((name) => join(SOURCE_DIR, `${name}.ts`)),
+        async (source, bytes) => {
+          const name = basename(source, '.ts');
+          const problems = contractViolations(bytes);
+          if (problems.length > 0) throw new BenchfleetError('CORPUS_BUILD_FAILED', `${name}.wasm breaks the context contract: ${problems.join('; ')}`);
+          const file = `${name}.wasm`;
+          const tmp = join(outDir, `${file}.tmp`);
+          await writeFile(tmp, bytes);
+          await rename(tmp, join(outDir, file));
+          entries.push({ name, file, bytes: bytes.length, sha256: sha256Hex(bytes) });
+          options.onProgress?.(name, ++done, names.length);
+        },
+      ),
+    ),
+  );
   if (options.only) {
     // A partial build updates those kernels' entries and keeps the rest of an existing manifest.
     const kept = await readExistingEntries(outDir);

@@ -1,20 +1,17 @@
-// Compiles one AssemblyScript kernel to a module that keeps the context contract: memory
-// imported from the host at exactly 128 pages (8 MiB, initial = maximum, not shared), no other
-// import (aborts become traps), the table exported, and every mutable global exported so that
-// the harness can snapshot and restore it.
-import { execFile } from 'node:child_process';
+// Compiles AssemblyScript kernels to modules that keep the context contract: memory imported
+// from the host at exactly 128 pages (8 MiB, initial = maximum, not shared), no other import
+// (aborts become traps), the table exported, and every mutable global exported so that the
+// harness can snapshot and restore it.
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { ARENA_PAGES } from '../instance.ts';
 import { exportMutableGlobals } from './export-globals.ts';
 
-const execFileAsync = promisify(execFile);
-const require = createRequire(import.meta.url);
-const ascBin = join(require.resolve('assemblyscript/package.json'), '..', 'bin', 'asc.js');
+const ASC_BATCH = fileURLToPath(new URL('./asc-batch.mjs', import.meta.url));
 
 /** asc options every kernel is built with; part of what makes two builds byte-identical. */
 export const ASC_FLAGS: readonly string[] = [
@@ -28,17 +25,36 @@ export const ASC_FLAGS: readonly string[] = [
   '--use', 'abort=',
 ];
 
-/** Compile `sourceFile` (in a plain Node child: asc is single-threaded) and return the finished module bytes. */
-export async function compileKernel(sourceFile: string): Promise<Uint8Array> {
+/**
+ * Compile `sourceFiles` in one plain-Node child process (asc is single-threaded; callers run
+ * one batch per core) and hand each finished module to `onModule` as it is ready.
+ */
+export async function compileKernels(sourceFiles: readonly string[], onModule: (source: string, bytes: Uint8Array) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-asc-'));
-  const out = join(dir, 'kernel.wasm');
   try {
-    await execFileAsync(process.execPath, [ascBin, sourceFile, '--outFile', out, ...ASC_FLAGS], { maxBuffer: 16 * 1024 * 1024 });
-    return exportMutableGlobals(await readFile(out));
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr ?? '';
-    if (stderr === '') throw error;
-    throw new BenchfleetError('CORPUS_BUILD_FAILED', `asc failed for ${sourceFile}:\n${stderr.trim()}`);
+    const jobs = sourceFiles.map((source) => ({ source, out: join(dir, `${basename(source, '.ts')}.wasm`) }));
+    const child = spawn(process.execPath, [ASC_BATCH, JSON.stringify(jobs), ...ASC_FLAGS], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let pending = '';
+    let chain: Promise<void> = Promise.resolve();
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const done = JSON.parse(line) as { source: string; out: string };
+        chain = chain.then(async () => onModule(done.source, exportMutableGlobals(await readFile(done.out))));
+      }
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    await chain;
+    if (code !== 0) throw new BenchfleetError('CORPUS_BUILD_FAILED', `asc failed:\n${stderr.trim()}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

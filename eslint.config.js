@@ -23,7 +23,7 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
-    rules: { 'no-console': 'off' },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, 'no-console': 'off' },
   },
   {
     // The CLI layer and tests talk to the terminal on purpose.

@@ -5,7 +5,8 @@ import { kernelsCommand } from './commands/kernels.ts';
 import { kernelCommand } from './commands/kernel.ts';
 import { analyzeCommand } from './commands/analyze.ts';
 import { manifestCommand } from './commands/manifest.ts';
+import { reportCommand } from './commands/report.ts';
 
 // yargs' CommandModule is generic over each command's own argument shape; the list only hands
 // them to yargs, which parses and checks each command's arguments itself.
-export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand] as unknown as readonly CommandModule[];
+export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand] as unknown as readonly CommandModule[];

@@ -1,0 +1,34 @@
+// The report as CSV, one line per cell (kernel, machine, policy) with the interval ends as
+// numbers, so that a spreadsheet or a script reads figures rather than `4.80x / 1.05`. Notes
+// and the footer come first as lines starting with "# " (pandas: comment="#").
+import type { ReportExporter } from './report-render.ts';
+
+const HEADER = ['kernel', 'machine', 'policy', 'arm', 'speedup', 'speedup_lo', 'speedup_hi', 'cpu_ratio', 'cpu_ratio_lo', 'cpu_ratio_hi', 'rounds', 'failures', 'native_failures'];
+
+/** RFC 4180 quoting: fields holding a comma, quote or line break are quoted, quotes doubled. */
+function field(value: string | number | null): string {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export const csvExporter: ReportExporter = {
+  render(report) {
+    const lines = [...report.notes.map((n) => `# note: ${n}`), ...report.footer.map((f) => `# ${f}`), HEADER.join(',')];
+    for (const row of report.rows) {
+      row.cells.forEach((cell, i) => {
+        const policy = report.policies[i] as string;
+        const values =
+          cell === null
+            ? [row.kernel, row.machine, policy, report.arm, null, null, null, null, null, null, 0, null, null]
+            : [
+                row.kernel, row.machine, policy, report.arm,
+                cell.speedup.median, cell.speedup.lo, cell.speedup.hi,
+                cell.cpuRatio?.median ?? null, cell.cpuRatio?.lo ?? null, cell.cpuRatio?.hi ?? null,
+                cell.rounds, cell.failures, cell.nativeFailures,
+              ];
+        lines.push(values.map(field).join(','));
+      });
+    }
+    return `${lines.join('\n')}\n`;
+  },
+};

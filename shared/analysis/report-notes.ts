@@ -1,0 +1,54 @@
+// Notes on a report's inputs that change how its table reads: machines (or policies of one
+// machine) that ran different Node versions, harness sources, corpus modules or plans. The
+// study had to name the M2 sources by hash by hand; a report says it above the table.
+import type { EnvironmentRecord } from '../records.ts';
+
+export interface EnvironmentEntry {
+  machine: string;
+  policy: string;
+  environment: EnvironmentRecord | null;
+}
+
+const MAX_KERNEL_NOTES = 5;
+
+/** "value (label), value (label)" with labels grouped by machine when all of a machine's entries agree. */
+function describeGroups(entries: readonly EnvironmentEntry[], valueOf: (e: EnvironmentEntry) => string | undefined, show: (v: string) => string): string | null {
+  const withValue = entries.filter((e) => valueOf(e) !== undefined);
+  const values = [...new Set(withValue.map((e) => valueOf(e) as string))];
+  if (values.length < 2) return null;
+  return values
+    .map((value) => {
+      const holders = withValue.filter((e) => valueOf(e) === value);
+      const labels: string[] = [];
+      for (const machine of [...new Set(holders.map((e) => e.machine))]) {
+        const all = withValue.filter((e) => e.machine === machine);
+        const mine = holders.filter((e) => e.machine === machine);
+        if (mine.length === all.length) labels.push(machine);
+        else labels.push(...mine.map((e) => `${machine}/${e.policy}`));
+      }
+      return `${show(value)} (${labels.join(', ')})`;
+    })
+    .join(', ');
+}
+
+const shortHash = (h: string) => h.slice(0, 12);
+
+export function environmentNotes(entries: readonly EnvironmentEntry[]): string[] {
+  const notes: string[] = [];
+  const field = (label: string, valueOf: (env: EnvironmentRecord) => string, show: (v: string) => string = (v) => v, tail = '') => {
+    const groups = describeGroups(entries, (e) => (e.environment ? valueOf(e.environment) : undefined), show);
+    if (groups !== null) notes.push(`${label} differs: ${groups}${tail}.`);
+  };
+  field('Plan SHA256', (env) => env.planSha256, shortHash, ': these results come from different plans');
+  field('Node version', (env) => env.node);
+  field('Harness source SHA256', (env) => env.harnessSha256, shortHash);
+  const kernels = [...new Set(entries.flatMap((e) => Object.keys(e.environment?.corpus ?? {})))];
+  const differing: string[] = [];
+  for (const kernel of kernels) {
+    const groups = describeGroups(entries, (e) => e.environment?.corpus[kernel], shortHash);
+    if (groups !== null) differing.push(`Corpus module SHA256 of ${kernel} differs: ${groups}.`);
+  }
+  notes.push(...differing.slice(0, MAX_KERNEL_NOTES));
+  if (differing.length > MAX_KERNEL_NOTES) notes.push(`Corpus module SHA256s differ for ${differing.length - MAX_KERNEL_NOTES} more kernels; the summaries' environment rows list them.`);
+  return notes;
+}

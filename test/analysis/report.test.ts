@@ -1,0 +1,213 @@
+// The study's table from result folders: machines from environment rows, one column per
+// policy, `speedup x / CPU ratio` cells with failures marked, notes for machines that differ,
+// fresh summaries used and stale ones replaced, in markdown, text, CSV and JSON.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NATIVE_ARM } from '../../shared/arms.ts';
+import { buildReport, renderReport } from '../../shared/analysis/report.ts';
+import { summarizeRawFile } from '../../shared/analysis/summarize.ts';
+import { writeSummary } from '../../shared/analysis/summary-io.ts';
+import type { Policy } from '../../shared/policies.ts';
+import type { EnvironmentRecord, RawRecord, SampleRecord } from '../../shared/records.ts';
+import { toJsonl } from '../helpers/raw-records.ts';
+import { syntheticRun } from '../helpers/synthetic-raw.ts';
+import { chooseFormat } from '../../cli/commands/report.ts';
+import { runCli } from '../helpers/run-cli.ts';
+
+const ARMS = [NATIVE_ARM, 'taskpool-4-batched', 'taskpool-8-batched'];
+const KERNELS = ['aes-cbc-decrypt', 'sha256'];
+
+/** A noiseless run: every round gives exactly `speedup` (taskpool-8) and 0.8x of it (taskpool-4). */
+function exactRun(machine: string, policy: Policy, speedups: Record<string, number>, env: Partial<EnvironmentRecord> = {}): RawRecord[] {
+  const records = syntheticRun({ seed: 1, machine, policy, kernels: KERNELS, arms: ARMS, rounds: 3, repeats: 1, roundSd: 0, repeatSd: 0 });
+  return records.map((r) => {
+    if (r.type === 'environment') return { ...r, ...env };
+    if (r.arm === NATIVE_ARM) return r;
+    const s = (speedups[r.kernel] ?? 1) * (r.arm === 'taskpool-8-batched' ? 1 : 0.8);
+    return { ...r, repeats: r.repeats.map((x) => ({ ...x, wallNs: Math.round(10_000_000 / s) })) };
+  });
+}
+
+async function writeRun(dir: string, files: Record<string, RawRecord[]>): Promise<void> {
+  for (const [path, records] of Object.entries(files)) {
+    await mkdir(join(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), toJsonl(records));
+  }
+}
+
+test('a run folder gives one row per kernel and machine and one column per policy, in the study layout', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    const m2 = { node: 'v26.8.2', harnessSha256: 'e'.repeat(64) };
+    await writeRun(dir, {
+      'box-a/whole.jsonl': exactRun('ryzen', 'whole', { 'aes-cbc-decrypt': 3.19, sha256: 0.92 }),
+      'box-a/pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 4.8, sha256: 3.79 }),
+      'box-b/whole.jsonl': exactRun('m2pro', 'whole', { 'aes-cbc-decrypt': 5.22, sha256: 3.69 }, m2),
+      'box-b/pages.jsonl': exactRun('m2pro', 'pages', { 'aes-cbc-decrypt': 4.85, sha256: 5.15 }, m2),
+    });
+    const report = await buildReport([dir]);
+    assert.equal(report.arm, 'taskpool-8-batched');
+    assert.deepEqual(report.policies, ['whole', 'pages']);
+    assert.deepEqual(report.machines, ['ryzen', 'm2pro']);
+    assert.deepEqual(report.notes, [
+      'Node version differs: v26.10.0 (ryzen), v26.8.2 (m2pro).',
+      'Harness source SHA256 differs: bbbbbbbbbbbb (ryzen), eeeeeeeeeeee (m2pro).',
+    ]);
+    assert.equal(
+      renderReport(report, 'markdown'),
+      [
+        'Paired median speedup over native / CPU ratio for `taskpool-8-batched`.',
+        '',
+        '> **Note:** Node version differs: v26.10.0 (ryzen), v26.8.2 (m2pro).',
+        '>',
+        '> **Note:** Harness source SHA256 differs: bbbbbbbbbbbb (ryzen), eeeeeeeeeeee (m2pro).',
+        '',
+        '| Kernel | Machine | `whole` | `pages` |',
+        '| --- | --- | ---: | ---: |',
+        '| aes-cbc-decrypt | ryzen | 3.19x / 0.80 | 4.80x / 0.80 |',
+        '| sha256 | ryzen | 0.92x / 0.80 | 3.79x / 0.80 |',
+        '| aes-cbc-decrypt | m2pro | 5.22x / 0.80 | 4.85x / 0.80 |',
+        '| sha256 | m2pro | 3.69x / 0.80 | 5.15x / 0.80 |',
+        '',
+        ...report.footer.map((f) => `- ${f}`),
+        '',
+      ].join('\n'),
+    );
+    assert.match(report.footer.join('\n'), /within-run variation only, not run-to-run variation/);
+    const text = renderReport(report, 'text', { intervals: true });
+    assert.match(text, /^note: Node version differs/m);
+    assert.match(text, /^aes-cbc-decrypt\s+ryzen\s+3\.19x \[3\.19-3\.19\] \/ 0\.80 \[0\.80-0\.80\]\s+4\.80x/m);
+    assert.match(text, /within-run variation only/);
+    const csv = renderReport(report, 'csv').split('\n');
+    assert.match(csv[0] ?? '', /^# note: Node version differs/);
+    assert.ok(csv.includes('kernel,machine,policy,arm,speedup,speedup_lo,speedup_hi,cpu_ratio,cpu_ratio_lo,cpu_ratio_hi,rounds,failures,native_failures'));
+    assert.equal(csv.filter((l) => l.startsWith('sha256,m2pro,pages,')).length, 1);
+    const json = JSON.parse(renderReport(report, 'json')) as { notes: string[]; rows: unknown[] };
+    assert.deepEqual(json.notes, report.notes);
+    assert.equal(json.rows.length, 4);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a cell whose samples failed checks is marked, and machine names fall back to folder names', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    const records = exactRun('ignored', 'pages', { 'aes-cbc-decrypt': 4.8, sha256: 2 }).map((r): RawRecord => {
+      if (r.type === 'environment') return r;
+      const failed = (r.kernel === 'aes-cbc-decrypt' && r.arm === 'taskpool-8-batched' && r.round <= 2) || (r.kernel === 'aes-cbc-decrypt' && r.arm === NATIVE_ARM && r.round === 3);
+      return failed ? ({ ...r, ok: false, failures: ['return value 17 differs from the oracle 18'] } satisfies SampleRecord) : r;
+    });
+    // No environment row: the folder's name is the machine's.
+    await writeRun(dir, { 'lab-box/pages.jsonl': records.slice(1) });
+    const report = await buildReport([join(dir, 'lab-box')]);
+    assert.deepEqual(report.machines, ['lab-box']);
+    assert.deepEqual(report.policies, ['pages']);
+    const md = renderReport(report, 'markdown');
+    assert.match(md, /\| aes-cbc-decrypt \| lab-box \| 4\.80x \/ 0\.80 !3 failed \|/);
+    assert.match(md, /\| sha256 \| lab-box \| 2\.00x \/ 0\.80 \|/);
+    assert.match(md, /lab-box\/pages: no environment row; the machine is named after its folder/);
+    assert.match(md, /"!N failed": N samples behind the cell/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a fresh summary is used, a stale one is replaced by analyzing the raw file', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    await writeRun(dir, { 'pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 4.8, sha256: 2 }) });
+    const summary = await summarizeRawFile(join(dir, 'pages.jsonl'), { resamples: 500, seed: 9 });
+    await writeSummary(join(dir, 'pages.summary.json'), summary);
+    const fresh = await buildReport([dir]);
+    assert.deepEqual(fresh.sources, [{ machine: 'ryzen', policy: 'pages', path: join(dir, 'pages.summary.json'), origin: 'summary' }]);
+    assert.match(fresh.footer.join('\n'), /500 resamples/);
+    assert.deepEqual(fresh.notes, []);
+
+    await writeRun(dir, { 'pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 5, sha256: 2 }) });
+    const stale = await buildReport([dir]);
+    assert.equal(stale.sources[0]?.origin, 'stale-summary');
+    assert.equal(stale.rows[0]?.cells[0]?.speedup.median, 5);
+    assert.deepEqual(stale.notes, ['ryzen/pages: pages.summary.json does not match pages.jsonl (made from other bytes, or unreadable); the raw file was analyzed instead.']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('without taskpool-8-batched the table falls back to the widest batched taskpool arm and says so', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    const records = exactRun('ryzen', 'whole', { 'aes-cbc-decrypt': 5, sha256: 5 }).filter((r) => r.type === 'environment' || r.arm !== 'taskpool-8-batched');
+    await writeRun(dir, { 'whole.jsonl': records });
+    const report = await buildReport([dir]);
+    assert.equal(report.arm, 'taskpool-4-batched');
+    assert.deepEqual(report.notes, ['taskpool-8-batched is not in any result; the table shows taskpool-4-batched, the widest batched taskpool arm present.']);
+    assert.equal(report.rows[0]?.cells[0]?.speedup.median, 4);
+    await assert.rejects(buildReport([dir], { arm: 'taskpool-3-batched' }), /unknown arm "taskpool-3-batched"/);
+    const explicit = await buildReport([dir], { arm: 'taskpool-8-batched' });
+    assert.deepEqual(explicit.rows.map((r) => r.cells[0]), [null, null]);
+    assert.match(renderReport(explicit, 'markdown'), /\| aes-cbc-decrypt \| ryzen \| - \|/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the same machine in two runs keeps two rows, the later named with its folder', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    await writeRun(dir, {
+      'run1/ryzen/pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 7.42 }),
+      'run2/ryzen/pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 4.8 }),
+    });
+    const report = await buildReport([join(dir, 'run1'), join(dir, 'run2')]);
+    assert.deepEqual(report.machines, ['ryzen', `ryzen (${join(dir, 'run2', 'ryzen')})`]);
+    assert.deepEqual(report.rows.filter((r) => r.kernel === 'aes-cbc-decrypt').map((r) => r.cells[0]?.speedup.median.toFixed(2)), ['7.42', '4.80']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('report chooses markdown on a pipe and text on a terminal, and refuses two formats', async () => {
+  const none = { markdown: false, text: false, json: false, csv: false };
+  assert.equal(chooseFormat(none, false), 'markdown');
+  assert.equal(chooseFormat(none, true), 'text');
+  assert.equal(chooseFormat({ ...none, csv: true }, true), 'csv');
+  assert.throws(() => chooseFormat({ ...none, csv: true, json: true }, false), /choose one output format; got --json and --csv/);
+  const missing = await runCli(['report', '/nonexistent/results']);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stderr, 'Error [FILE_NOT_FOUND]: no such result folder: /nonexistent/results\n');
+});
+
+test('report from the CLI on a pipe prints markdown', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    await writeRun(dir, { 'pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 4.8, sha256: 2 }) });
+    const result = await runCli(['report', dir]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, renderReport(await buildReport([dir]), 'markdown'));
+    assert.equal(await readFile(join(dir, 'pages.jsonl'), 'utf8').then((t) => t.length > 0), true);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('notes name differing plans and corpus modules, by machine, or by machine and policy when a machine disagrees with itself', async () => {
+  const { environmentNotes } = await import('../../shared/analysis/report-notes.ts');
+  const env = (machine: string, policy: Policy, over: Partial<EnvironmentRecord>) => ({
+    machine,
+    policy,
+    environment: { ...(exactRun(machine, policy, {})[0] as EnvironmentRecord), ...over },
+  });
+  const notes = environmentNotes([
+    env('ryzen', 'whole', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) } }),
+    env('ryzen', 'pages', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) }, planSha256: 'f'.repeat(64) }),
+    env('m2pro', 'whole', { corpus: { aes: '3'.repeat(64), sha256: '2'.repeat(64) } }),
+  ]);
+  assert.deepEqual(notes, [
+    'Plan SHA256 differs: aaaaaaaaaaaa (ryzen/whole, m2pro), ffffffffffff (ryzen/pages): these results come from different plans.',
+    'Corpus module SHA256 of aes differs: 111111111111 (ryzen), 333333333333 (m2pro).',
+  ]);
+});

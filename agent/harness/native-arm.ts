@@ -15,16 +15,27 @@ export function runNativeSample(spec: SampleSpec): ArmOutcome {
   const length = input.length;
   const returnValues = new Array<number>(jobs);
   const outputs = new Array<Uint8Array>(jobs);
+  const errors = new Array<string | null>(jobs).fill(null);
   const checks = new SampleChecks();
   const repeats: RepeatTiming[] = [];
 
+  // One operation without reset; a kernel that throws leaves an error for the checks, and the
+  // context as it is (native never resets; a trap is a failed sample, not a stopped run).
   const job = (j: number): number => {
     writeInput(instance, input);
     const t1 = performance.now();
-    returnValues[j] = exports.run(length) >>> 0;
-    const t2 = performance.now();
-    outputs[j] = new Uint8Array(instance.memory.buffer, outputPtr, exports.output_len()).slice();
-    return t2 - t1;
+    try {
+      returnValues[j] = exports.run(length) >>> 0;
+      const t2 = performance.now();
+      const outLength = exports.output_len();
+      if (outLength < 0 || outLength > instance.layout.outputCap) throw new RangeError(`the kernel reported an output length of ${outLength} bytes, outside its output region`);
+      outputs[j] = new Uint8Array(instance.memory.buffer, outputPtr, outLength).slice();
+      errors[j] = null;
+      return t2 - t1;
+    } catch (error) {
+      errors[j] = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      return performance.now() - t1;
+    }
   };
 
   for (let w = 0; w < spec.warmupJobs; w++) job(0);
@@ -33,7 +44,12 @@ export function runNativeSample(spec: SampleSpec): ArmOutcome {
     const clock = startRepeat();
     for (let j = 0; j < jobs; j++) kernelMs += job(j);
     repeats.push(endRepeat(clock, kernelMs * 1e6, null));
-    for (let j = 0; j < jobs; j++) checks.job(kernel.checker, `repeat ${r + 1}, job ${j + 1}`, returnValues[j] ?? 0, outputs[j] ?? new Uint8Array(0));
+    for (let j = 0; j < jobs; j++) {
+      const where = `repeat ${r + 1}, job ${j + 1}`;
+      const error = errors[j];
+      if (error) checks.jobFailed(where, `the kernel threw ${error}`);
+      else checks.job(kernel.checker, where, returnValues[j] ?? 0, outputs[j] ?? new Uint8Array(0));
+    }
   }
   return { repeats, checks };
 }

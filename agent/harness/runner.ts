@@ -1,0 +1,151 @@
+// The runner: executes a plan on this machine and writes DIR/<policy>.jsonl. Before any timing
+// it prepares every kernel (module, fixed input, oracle expectation); then it runs the samples
+// in the schedule's order — per kernel visit a fresh snapshot, per sample its arm's contexts —
+// and appends each sample's record as soon as it is done. A failed check marks its sample and
+// the run goes on; a broken pool or worker stops the run (what was written stays valid).
+import { ARMS, parseArm, type ArmSpec } from '../../shared/arms.ts';
+import { sha256Hex } from '../../kernels/corpus.ts';
+import type { HarnessEvent } from '../../shared/harness-events.ts';
+import type { Plan } from '../../shared/plan.ts';
+import { DEFAULT_PAGE_SIZE, DEFAULT_WARMUP_JOBS, planArms, planKernels } from '../../shared/plan-validate.ts';
+import type { Policy } from '../../shared/policies.ts';
+import type { LoadAverage, SampleRecord } from '../../shared/records.ts';
+import { defaultMachineName, environmentRecord, loadAverage, type RunIdentity } from './environment.ts';
+import { runNativeSample } from './native-arm.ts';
+import { runPiscinaSample } from './piscina-arm.ts';
+import { PoolSet } from './pool-set.ts';
+import { prepareKernel, snapshotKernel, type PreparedKernel } from './prepared-kernel.ts';
+import { prepareOutputDir, RecordWriter } from './record-writer.ts';
+import type { ResetFault } from './reset-policies.ts';
+import { scheduleSamples, type SampleSlot } from './schedule.ts';
+import type { ArmOutcome, SampleSpec } from './sample-spec.ts';
+import type { KernelSnapshot } from './snapshot.ts';
+import { harnessSourceSha256 } from './source-hash.ts';
+import { runTaskpoolSample } from './taskpool-arm.ts';
+import type { TaskPoolOptions } from './taskpool/pool.ts';
+
+export interface RunOptions {
+  outDir: string;
+  /** The machine's name in the records (default: the host name). */
+  machine?: string;
+  /** SHA256 of the plan file's bytes (default: of the plan's JSON). */
+  planSha256?: string;
+  /** Told about every record and progress; awaited, so nothing is sent during the next sample. */
+  onEvent?: (event: HarnessEvent) => void | Promise<void>;
+  /** Told after each sample (e.g. for a progress bar). */
+  onSample?: (done: number, total: number, slot: SampleSlot, ok: boolean) => void;
+  /** TaskPool tuning (spin times); the defaults are what runs measure. */
+  taskPool?: Omit<TaskPoolOptions, 'width'>;
+  /** A deliberately broken reset for every taskpool context (tests only). */
+  resetFault?: ResetFault;
+}
+
+export interface RunSummary {
+  samples: number;
+  failedSamples: number;
+  /** Sum of every repeat's wall time, ns: the time spent inside timed regions. */
+  timedNs: number;
+  /** Wall time of the whole run, ns, from before the first kernel is prepared to after the pools close. */
+  wallNs: number;
+  /** Worker threads started over the run. */
+  threads: number;
+  files: string[];
+}
+
+async function runArm(pools: PoolSet, spec: SampleSpec, token: string): Promise<ArmOutcome> {
+  const arm: ArmSpec = spec.arm;
+  if (arm.kind === 'native') return runNativeSample(spec);
+  if (arm.kind === 'workers') return runPiscinaSample(await pools.piscina(arm.width), spec, token);
+  return runTaskpoolSample(await pools.taskPool(arm.width), spec);
+}
+
+export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSummary> {
+  const started = process.hrtime.bigint();
+  const kernels = planKernels(plan);
+  const arms = planArms(plan);
+  const prepared = new Map<string, PreparedKernel>(kernels.map((k) => [k, prepareKernel(k, plan)]));
+  const identity: RunIdentity = {
+    machine: options.machine ?? defaultMachineName(),
+    planSha256: options.planSha256 ?? sha256Hex(JSON.stringify(plan)),
+    harnessSha256: harnessSourceSha256(),
+    corpus: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.moduleSha256])),
+    inputs: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.inputSha256])),
+  };
+  prepareOutputDir(options.outDir);
+  const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });
+  const pageSize = plan.pageSize ?? DEFAULT_PAGE_SIZE;
+  const warmupJobs = plan.warmupJobs ?? DEFAULT_WARMUP_JOBS;
+  const armSpecs = new Map(ARMS.map((a) => [a.name, a]));
+  const pools = new PoolSet(options.taskPool);
+  const writers = new Map<Policy, RecordWriter>();
+  const emit = async (event: HarnessEvent): Promise<void> => {
+    await options.onEvent?.(event);
+  };
+  const summary: RunSummary = { samples: 0, failedSamples: 0, timedNs: 0, wallNs: 0, threads: 0, files: [] };
+
+  let roundKey = '';
+  let roundLoad: LoadAverage = loadAverage();
+  let visit: { key: string; snapshot: KernelSnapshot } | null = null;
+  try {
+    for (const slot of slots) {
+      // A round starts for all policies at once when interleaved, per policy when sequential.
+      const key = plan.schedule === 'interleaved' ? `${slot.round}` : `${slot.policy}/${slot.round}`;
+      if (key !== roundKey) {
+        for (const w of writers.values()) w.sync();
+        roundKey = key;
+        roundLoad = loadAverage();
+      }
+      let writer = writers.get(slot.policy);
+      if (!writer) {
+        writer = new RecordWriter(options.outDir, slot.policy);
+        writers.set(slot.policy, writer);
+        summary.files.push(writer.path);
+        const line = writer.append(environmentRecord(slot.policy, plan, identity));
+        await emit({ type: 'record', policy: slot.policy, seq: 0, line });
+      }
+      const kernel = prepared.get(slot.kernel) as PreparedKernel;
+      const visitKey = `${key}/${slot.policy}/${slot.kernel}`;
+      if (!visit || visit.key !== visitKey) visit = { key: visitKey, snapshot: snapshotKernel(kernel) };
+      const spec: SampleSpec = {
+        kernel,
+        snapshot: visit.snapshot,
+        arm: armSpecs.get(slot.arm) ?? parseArm(slot.arm),
+        policy: slot.policy,
+        pageSize,
+        jobs: plan.jobs,
+        repeats: plan.repeats,
+        warmupJobs,
+        ...(options.resetFault ? { fault: options.resetFault } : {}),
+      };
+      const outcome = await runArm(pools, spec, `${slot.policy}/${slot.round}/${slot.kernel}/${slot.arm}`);
+      const record: SampleRecord = {
+        type: 'sample',
+        seq: writer.lines,
+        kernel: slot.kernel,
+        arm: slot.arm,
+        policy: slot.policy,
+        round: slot.round,
+        order: slot.order,
+        roundLoadAverage: roundLoad,
+        jobs: plan.jobs,
+        repeats: outcome.repeats,
+        ok: outcome.checks.ok,
+        failures: outcome.checks.failures(),
+        checks: { returnValues: outcome.checks.returnValues, outputs: outcome.checks.outputs, states: outcome.checks.states },
+      };
+      const line = writer.append(record);
+      summary.samples++;
+      if (!record.ok) summary.failedSamples++;
+      for (const r of record.repeats) summary.timedNs += r.wallNs;
+      await emit({ type: 'record', policy: slot.policy, seq: record.seq, line });
+      await emit({ type: 'progress', done: summary.samples, total: slots.length });
+      options.onSample?.(summary.samples, slots.length, slot, record.ok);
+    }
+  } finally {
+    summary.threads = pools.threads();
+    await pools.close();
+    for (const w of writers.values()) w.close();
+    summary.wallNs = Number(process.hrtime.bigint() - started);
+  }
+  return summary;
+}

@@ -6,7 +6,8 @@ import { kernelCommand } from './commands/kernel.ts';
 import { analyzeCommand } from './commands/analyze.ts';
 import { manifestCommand } from './commands/manifest.ts';
 import { reportCommand } from './commands/report.ts';
+import { harnessCommand } from './commands/harness.ts';
 
 // yargs' CommandModule is generic over each command's own argument shape; the list only hands
 // them to yargs, which parses and checks each command's arguments itself.
-export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand] as unknown as readonly CommandModule[];
+export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand] as unknown as readonly CommandModule[];

@@ -1,0 +1,142 @@
+// `benchfleet harness --plan FILE --out DIR`: one local run of a plan, no coordinator. Writes
+// DIR/<policy>.jsonl as samples finish, holds the machine's timing lock for the whole run, and
+// shows a progress bar on a terminal. With --cpus, --nice or --heap-mb it re-executes itself
+// under taskset / nice / --max-old-space-size, as the study's matched.sh did, and the records
+// say what the child actually got. Started with an IPC channel (the agent does), it sends the
+// harness events of shared/harness-events.ts.
+import { spawn } from 'node:child_process';
+import type { CommandModule } from 'yargs';
+import { checkIsolation, isolatedCommand, type IsolationOptions } from '../../agent/harness-command.ts';
+import { createProgressBar } from '../../agent/harness/progress.ts';
+import { prepareOutputDir } from '../../agent/harness/record-writer.ts';
+import { runPlan } from '../../agent/harness/runner.ts';
+import { acquireTimingLock, describeHolder, LOCK_HELD_BY_ENV } from '../../agent/harness/timing-lock.ts';
+import { sha256Hex } from '../../kernels/corpus.ts';
+import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
+import type { HarnessEvent } from '../../shared/harness-events.ts';
+import { parsePlan } from '../../shared/plan-validate.ts';
+import { printJson, printLine } from '../output.ts';
+import { readInputFile } from '../read-input.ts';
+
+interface Args {
+  plan: string;
+  out: string;
+  machine: string | undefined;
+  cpus: string | undefined;
+  nice: number | undefined;
+  'heap-mb': number | undefined;
+  json: boolean;
+}
+
+/** Send one event to the parent and wait until it has been handed to the channel. */
+function sendEvent(event: HarnessEvent): Promise<void> {
+  const send = process.send?.bind(process);
+  if (!send || !process.connected) return Promise.resolve();
+  return new Promise((resolve) => {
+    send(event, undefined, {}, () => resolve());
+  });
+}
+
+/** Run this same command in a child under taskset/nice/heap cap; forward its events and signals. */
+async function reexecute(args: Args, isolation: IsolationOptions): Promise<void> {
+  checkIsolation(isolation);
+  const childArgs = ['harness', '--plan', args.plan, '--out', args.out, ...(args.machine ? ['--machine', args.machine] : []), ...(args.json ? ['--json'] : [])];
+  const [file, argv] = isolatedCommand(childArgs, isolation);
+  const ipc = typeof process.send === 'function';
+  const child = spawn(file, argv, { stdio: ['inherit', 'inherit', 'inherit', ...(ipc ? (['ipc'] as const) : [])] });
+  if (ipc) child.on('message', (message: unknown) => process.send?.(message));
+  const forward = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  const code = await new Promise<number>((resolve, reject) => {
+    child.on('error', (error) => reject(new BenchfleetError('USAGE', `could not start ${file}: ${error.message}`)));
+    child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal === 'SIGINT' ? 130 : 143)));
+  });
+  process.off('SIGINT', forward);
+  process.off('SIGTERM', forward);
+  process.exitCode = code;
+}
+
+async function runHere(args: Args): Promise<void> {
+  const bytes = await readInputFile(args.plan);
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new BenchfleetError('PLAN_INVALID', `--plan ${args.plan} is not JSON: ${errorMessage(error)}`);
+  }
+  let plan;
+  try {
+    plan = parsePlan(json);
+  } catch (error) {
+    throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
+  }
+  prepareOutputDir(args.out);
+  const lock = await acquireTimingLock({
+    what: `harness --plan ${args.plan}`,
+    onWait: (holder) => process.stderr.write(`waiting for the timing lock held by ${describeHolder(holder)}\n`),
+  });
+  const bar = args.json ? null : createProgressBar();
+  const interrupted = (signal: NodeJS.Signals): void => {
+    bar?.finish();
+    lock.release();
+    process.stderr.write(`harness: ${signal}; the samples written so far are in ${args.out}\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    const summary = await runPlan(plan, {
+      outDir: args.out,
+      ...(args.machine ? { machine: args.machine } : {}),
+      planSha256: sha256Hex(bytes),
+      onEvent: sendEvent,
+      onSample: (done, total, slot, ok) => bar?.update(done, total, slot, ok),
+    });
+    bar?.finish();
+    await sendEvent({ type: 'done', samples: summary.samples });
+    const timedShare = summary.wallNs > 0 ? summary.timedNs / summary.wallNs : 0;
+    if (args.json) {
+      printJson({ outDir: args.out, files: summary.files, samples: summary.samples, failedSamples: summary.failedSamples, wallNs: summary.wallNs, timedNs: summary.timedNs, timedShare });
+    } else {
+      printLine(`${summary.samples} samples in ${summary.files.length} files under ${args.out}${summary.failedSamples ? `; ${summary.failedSamples} FAILED their checks (see "failures")` : ', all checks passed'}`);
+      printLine(`wall ${(summary.wallNs / 1e9).toFixed(1)} s, ${(timedShare * 100).toFixed(1)}% of it inside timed repeats`);
+    }
+  } catch (error) {
+    bar?.finish();
+    await sendEvent({ type: 'failed', message: errorMessage(error) });
+    throw error;
+  } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    lock.release();
+  }
+}
+
+export const harnessCommand: CommandModule<object, Args> = {
+  command: 'harness',
+  describe: 'Run a plan on this machine, no coordinator: DIR/<policy>.jsonl per policy',
+  builder: (y) =>
+    y
+      .option('plan', { type: 'string', demandOption: true, describe: 'Plan file (JSON, docs/plan.md)' })
+      .option('out', { type: 'string', demandOption: true, describe: 'Output folder; must be new or empty' })
+      .option('machine', { type: 'string', describe: 'Machine name in the records (default: host name)' })
+      .option('cpus', { type: 'string', describe: 'Pin to these CPUs, taskset-style list like 4-11 (Linux only)' })
+      .option('nice', { type: 'number', describe: 'Run at this nice level (matched.sh used 19)' })
+      .option('heap-mb', { type: 'number', describe: 'Cap the V8 heap: --max-old-space-size (matched.sh used 128)' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print a JSON summary instead of text (and no progress bar)' })
+      .example('$0 harness --plan plans/study.json --out results/ryzen', 'the study plan on this machine')
+      .example('$0 harness --plan study.json --out r --cpus 4-11 --nice 19 --heap-mb 128', 'as matched.sh ran it')
+      .epilogue(`FOLIO_CORPUS_RESET selects the policy when the plan names none. A child started by a lock holder runs under its lock when ${LOCK_HELD_BY_ENV} is the holder's pid.`),
+  handler: async (args) => {
+    const isolation: IsolationOptions = {
+      ...(args.cpus !== undefined ? { cpus: args.cpus } : {}),
+      ...(args.nice !== undefined ? { nice: args.nice } : {}),
+      ...(args['heap-mb'] !== undefined ? { heapMb: args['heap-mb'] } : {}),
+    };
+    if (Object.keys(isolation).length > 0) await reexecute(args, isolation);
+    else await runHere(args);
+  },
+};

@@ -19,9 +19,32 @@ export interface WorkerScript {
 const nativeTypeScript = Boolean((process.features as { typescript?: unknown }).typescript);
 const bundles = new Map<string, WorkerScript>();
 
+/** Flags a worker accepts and that matter to how its code loads; `--import`-style ones take a value. */
+const WORKER_FLAGS = /^(--enable-source-maps|--no-warnings|--no-deprecation|--trace-warnings|--trace-uncaught|--experimental-[a-z-]+|--conditions(=.*)?|-C)$/;
+const WORKER_FLAGS_WITH_VALUE = new Set(['--import', '--require', '-r', '--conditions', '-C']);
+
+/**
+ * The flags a worker thread gets: Worker rejects V8 and process-wide options in execArgv
+ * (--max-old-space-size, --expose-gc, --stack-size, --title, ...), which a harness run under a
+ * heap cap has, so only the module-loading flags of `args` are kept. The heap cap applies to
+ * the harness's main isolate; workers keep V8's default limits.
+ */
+export function workerExecArgv(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (WORKER_FLAGS_WITH_VALUE.has(a) && i + 1 < args.length) {
+      out.push(a, args[++i] as string);
+    } else if (WORKER_FLAGS.test(a) || /^--(import|require)=/.test(a)) {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
 export async function workerScript(entry: URL): Promise<WorkerScript> {
   const path = fileURLToPath(entry);
-  if (nativeTypeScript) return { filename: path, execArgv: childExecArgv() };
+  if (nativeTypeScript) return { filename: path, execArgv: workerExecArgv(childExecArgv()) };
   const cached = bundles.get(path);
   if (cached) return cached;
   const { build } = await import('esbuild');
@@ -45,7 +68,7 @@ export async function workerScript(entry: URL): Promise<WorkerScript> {
     renameSync(partial, filename);
   }
   // childExecArgv() puts the TypeScript hook first; the bundle needs everything but that.
-  const script = { filename, execArgv: childExecArgv().slice(typeScriptExecArgv().length) };
+  const script = { filename, execArgv: workerExecArgv(childExecArgv().slice(typeScriptExecArgv().length)) };
   bundles.set(path, script);
   return script;
 }

@@ -106,7 +106,6 @@ async function runHere(args: Args): Promise<void> {
     }
   } catch (error) {
     bar?.finish();
-    await sendEvent({ type: 'failed', message: errorMessage(error) });
     throw error;
   } finally {
     process.off('SIGINT', interrupted);
@@ -136,7 +135,13 @@ export const harnessCommand: CommandModule<object, Args> = {
       ...(args.nice !== undefined ? { nice: args.nice } : {}),
       ...(args['heap-mb'] !== undefined ? { heapMb: args['heap-mb'] } : {}),
     };
-    if (Object.keys(isolation).length > 0) await reexecute(args, isolation);
-    else await runHere(args);
+    if (Object.keys(isolation).length > 0) return reexecute(args, isolation);
+    try {
+      await runHere(args);
+    } catch (error) {
+      // The agent learns how the run ended from this event; the CLI still prints the one line.
+      await sendEvent({ type: 'failed', message: errorMessage(error) });
+      throw error;
+    }
   },
 };

@@ -6,8 +6,9 @@ import { kernelCommand } from './commands/kernel.ts';
 import { analyzeCommand } from './commands/analyze.ts';
 import { manifestCommand } from './commands/manifest.ts';
 import { reportCommand } from './commands/report.ts';
+import { compareCommand } from './commands/compare.ts';
 import { harnessCommand } from './commands/harness.ts';
 
 // yargs' CommandModule is generic over each command's own argument shape; the list only hands
 // them to yargs, which parses and checks each command's arguments itself.
-export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand] as unknown as readonly CommandModule[];
+export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand] as unknown as readonly CommandModule[];

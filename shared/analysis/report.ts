@@ -2,7 +2,8 @@
 // kernel and machine, one column per policy, each cell the paired median speedup and CPU
 // ratio of one arm; notes above the table, a footer that says what the figures cover.
 import { basename } from 'node:path';
-import { ARM_NAMES, NATIVE_ARM, parseArm } from '../arms.ts';
+import { NATIVE_ARM, parseArm } from '../arms.ts';
+import { DEFAULT_ARM, pickDefaultArm } from './default-arm.ts';
 import { BenchfleetError } from '../errors.ts';
 import { POLICIES } from '../policies.ts';
 import { loadResults, type LoadedResult } from './result-folders.ts';
@@ -13,7 +14,7 @@ import type { Summary } from './summary-types.ts';
 
 export { renderReport, REPORT_FORMATS, type ReportFormat, type RenderOptions } from './report-render.ts';
 
-export const DEFAULT_REPORT_ARM = 'taskpool-8-batched';
+export const DEFAULT_REPORT_ARM = DEFAULT_ARM;
 const MAX_PROBLEM_NOTES = 3;
 
 export interface ReportOptions {
@@ -119,25 +120,18 @@ function chooseArm(summaries: readonly Summary[], requested: string | undefined,
     return requested;
   }
   const present = summaries.map((s) => new Set(s.rows.map((r) => r.arm)));
-  const batchedTaskpool = ARM_NAMES.filter((a) => /^taskpool-\d+-batched$/.test(a)).sort((a, b) => widthOf(b) - widthOf(a));
-  const inAll = batchedTaskpool.find((a) => present.every((p) => p.has(a)));
-  const inAny = batchedTaskpool.find((a) => present.some((p) => p.has(a)));
-  const chosen = inAll ?? inAny;
-  if (chosen === undefined) {
+  const picked = pickDefaultArm(present);
+  if (picked === null) {
     const arms = [...new Set(summaries.flatMap((s) => s.rows.map((r) => r.arm)))].filter((a) => a !== NATIVE_ARM);
     throw new BenchfleetError('USAGE', `no batched taskpool arm in these results; choose one with --arm (present: ${arms.join(', ') || 'none'})`);
   }
+  const chosen = picked.arm;
   if (chosen !== DEFAULT_REPORT_ARM) {
     const defaultSomewhere = present.some((p) => p.has(DEFAULT_REPORT_ARM));
-    const which = inAll === undefined ? 'present' : present.length > 1 ? 'all results have' : 'present';
+    const which = picked.inAll && present.length > 1 ? 'all results have' : 'present';
     notes.push(`${DEFAULT_REPORT_ARM} is not in ${defaultSomewhere ? 'every' : 'any'} result; the table shows ${chosen}, the widest batched taskpool arm ${which}.`);
   }
   return chosen;
-}
-
-function widthOf(arm: string): number {
-  const spec = parseArm(arm);
-  return spec.kind === 'native' ? 1 : spec.width;
 }
 
 function cellOf(summary: Summary | undefined, kernel: string, arm: string): ReportCell | null {

@@ -77,9 +77,12 @@ export function summarizeParsed(parsed: ParsedRaw, options: SummaryOptions, sour
 /**
  * One row. Each statistic gets its own random stream, named after the kernel, the arm and the
  * statistic, so a row's interval depends only on its own rounds and the seed: not on the order
- * of lines, nor on which other kernels and arms the file holds.
+ * of lines, nor on which other kernels and arms the file holds. (So `benchfleet compare` can
+ * summarize only the groups it needs and get exactly the summary's figures.) Rounds with a
+ * native CPU of 0 are reported into `problems` when given.
  */
-function summarizeGroup(group: PairedGroup, settings: ResolvedOptions, problems: Problem[]): SummaryRow {
+export function summarizeGroup(group: PairedGroup, options: SummaryOptions = {}, problems: Problem[] = []): SummaryRow {
+  const settings = resolve(options);
   const { kernel, arm, rounds } = group;
   const rng = (statistic: string) => createRng(settings.seed, streamId(`${statistic}\u0000${kernel}\u0000${arm}`));
   // Speedup: native's per-round wall time over the arm's in the same round.

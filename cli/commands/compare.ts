@@ -1,0 +1,73 @@
+// `benchfleet compare RUN|DIR ...`: run-to-run variation for what it is. Groups the runs by
+// machine, policy, kernel and arm and gives each run's within-run interval, the spread between
+// runs with a verdict, Kalibera & Jones' variance components and recommended repetitions, and
+// a hierarchical interval that covers run-to-run variation.
+import type { CommandModule } from 'yargs';
+import { buildComparison, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../shared/analysis/compare.ts';
+import { loadRuns } from '../../shared/analysis/compare-load.ts';
+import { renderComparison, type CompareFormat } from '../../shared/analysis/compare-render.ts';
+import { DEFAULT_BOOTSTRAP_SEED } from '../../shared/analysis/summary-types.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { DEFAULT_RESAMPLES } from '../../shared/statistics/interval.ts';
+import { checkResamples, checkSeed } from './analyze.ts';
+
+interface Args {
+  runs: string[];
+  data: string | undefined;
+  machine: string | undefined;
+  policy: string | undefined;
+  kernel: string | undefined;
+  arm: string | undefined;
+  json: boolean;
+  markdown: boolean;
+  text: boolean;
+  target: number;
+  'run-cost': number;
+  seed: number;
+  resamples: number;
+}
+
+export const compareCommand: CommandModule<object, Args> = {
+  command: 'compare <runs..>',
+  describe: 'Compare runs: each run\'s speedup and interval, the spread between runs, variance components, an interval that covers run-to-run variation',
+  builder: (y) =>
+    y
+      .positional('runs', { type: 'string', array: true, demandOption: true, describe: 'Run ids (with --data) or result folders' })
+      .option('data', { type: 'string', describe: "The coordinator's data folder: run ids are DATA/runs/<id>/" })
+      .option('machine', { type: 'string', describe: 'Only this machine' })
+      .option('policy', { type: 'string', describe: 'Only this policy' })
+      .option('kernel', { type: 'string', describe: 'Only this kernel' })
+      .option('arm', { type: 'string', describe: 'Arm to compare, or "all" (default taskpool-8-batched, else the widest batched taskpool arm)' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print { groups, notes, ... } as JSON' })
+      .option('markdown', { type: 'boolean', default: false, describe: 'Markdown (the default when stdout is not a terminal)' })
+      .option('text', { type: 'boolean', default: false, describe: 'Text (the default on a terminal)' })
+      .option('target', { type: 'number', default: DEFAULT_TARGET * 100, describe: 'Target half-width of the 95% interval in percent, for the recommended runs and rounds' })
+      .option('run-cost', { type: 'number', default: DEFAULT_RUN_COST_SECONDS, describe: 'Seconds one more run costs beyond its rounds (start-up, warm-up), for the recommendation' })
+      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed' })
+      .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Bootstrap resamples' })
+      .example('$0 compare r-8f2k r-9x1a --data /srv/benchfleet --machine ryzen', 'two runs of one machine')
+      .example('$0 compare results/monday results/friday --kernel aes-cbc-decrypt --json', 'two result folders, as JSON'),
+  handler: async (args) => {
+    checkSeed(args.seed);
+    checkResamples(args.resamples);
+    if (!(args.target > 0 && args.target < 100)) throw new BenchfleetError('USAGE', `--target is a percentage above 0 and below 100, got ${args.target}`);
+    if (!(args['run-cost'] >= 0)) throw new BenchfleetError('USAGE', `--run-cost is a number of seconds, at least 0, got ${args['run-cost']}`);
+    const chosen = (['json', 'markdown', 'text'] as const).filter((f) => args[f]);
+    if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
+    const format: CompareFormat = chosen[0] ?? (process.stdout.isTTY === true ? 'text' : 'markdown');
+    const skipped: string[] = [];
+    const runs = await loadRuns(args.runs, args.data, skipped);
+    const comparison = buildComparison(runs, {
+      seed: args.seed,
+      resamples: args.resamples,
+      target: args.target / 100,
+      runCostSeconds: args['run-cost'],
+      ...(args.machine === undefined ? {} : { machine: args.machine }),
+      ...(args.policy === undefined ? {} : { policy: args.policy }),
+      ...(args.kernel === undefined ? {} : { kernel: args.kernel }),
+      ...(args.arm === undefined ? {} : { arm: args.arm }),
+    });
+    comparison.notes.push(...skipped);
+    process.stdout.write(renderComparison(comparison, format));
+  },
+};

@@ -1,0 +1,49 @@
+// `benchfleet compare` from the real executable: run ids in a coordinator data folder, result
+// folders by path, JSON output, and one-line errors for runs that do not exist.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toJsonl } from '../helpers/raw-records.ts';
+import { runCli } from '../helpers/run-cli.ts';
+import { syntheticRun } from '../helpers/synthetic-raw.ts';
+
+test('compare reads runs from the data folder and prints JSON groups', async () => {
+  const data = await mkdtemp(join(tmpdir(), 'bf-compare-'));
+  try {
+    const runs: [string, number][] = [['r-1', 7.42], ['r-2', 4.8]];
+    for (const [id, speedup] of runs) {
+      for (const machine of ['ryzen', 'm2pro']) {
+        await mkdir(join(data, 'runs', id, machine), { recursive: true });
+        await writeFile(join(data, 'runs', id, machine, 'pages.jsonl'), toJsonl(syntheticRun({ seed: id.length + machine.length + speedup, machine, speedup: machine === 'ryzen' ? speedup : 5 })));
+      }
+      await writeFile(join(data, 'runs', id, 'plan.json'), '{}\n');
+    }
+    const result = await runCli(['compare', 'r-1', 'r-2', '--data', data, '--machine', 'ryzen', '--json', '--resamples', '1000']);
+    assert.equal(result.code, 0, result.stderr);
+    const json = JSON.parse(result.stdout) as { groups: { machine: string; runs: { run: string; median: number }[]; verdict: string }[] };
+    assert.equal(json.groups.length, 1);
+    assert.equal(json.groups[0]?.machine, 'ryzen');
+    assert.deepEqual(json.groups[0]?.runs.map((r) => r.run), ['r-1', 'r-2']);
+    // The synthetic runs have 2% round noise around 7.42x and 4.80x.
+    assert.ok(Math.abs((json.groups[0]?.runs[0]?.median ?? 0) / 7.42 - 1) < 0.03);
+    assert.ok(Math.abs((json.groups[0]?.runs[1]?.median ?? 0) / 4.8 - 1) < 0.03);
+    assert.equal(json.groups[0]?.verdict, 'unstable');
+
+    // A run folder by path works without --data; markdown on a pipe.
+    const byPath = await runCli(['compare', join(data, 'runs', 'r-1'), join(data, 'runs', 'r-2'), '--resamples', '1000']);
+    assert.equal(byPath.code, 0, byPath.stderr);
+    assert.match(byPath.stdout, /^### Machines side by side: pages, taskpool-8-batched/m);
+    assert.match(byPath.stdout, /^### ryzen \/ pages \/ aes-cbc-decrypt \/ taskpool-8-batched \(plan aaaaaaaaaaaa\)$/m);
+    assert.match(byPath.stdout, /^- verdict: unstable$/m);
+
+    const missing = await runCli(['compare', 'r-9', '--data', data]);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, `Error [UNKNOWN_RUN]: "r-9" is neither a folder nor a run in ${join(data, 'runs')}; \`benchfleet status\` lists the runs\n`);
+    const noData = await runCli(['compare', 'r-1']);
+    assert.equal(noData.stderr, 'Error [UNKNOWN_RUN]: "r-1" is not a folder; to name a run by id, give the coordinator\'s data folder with --data DIR\n');
+  } finally {
+    await rm(data, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,32 @@
+// The two-stage bootstrap over runs and rounds: deterministic for a seed, and wider than a
+// within-run interval when runs disagree.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRng } from '../../shared/prng.ts';
+import { hierarchicalMedian } from '../../shared/statistics/hierarchical-bootstrap.ts';
+import { pairedMedianRatio } from '../../shared/statistics/paired-bootstrap.ts';
+
+const settings = { resamples: 2000, confidence: 0.95 };
+
+test('the hierarchical interval is seeded, holds the pooled median and spans runs that disagree', () => {
+  const runs = [
+    [7.3, 7.4, 7.5, 7.42, 7.38],
+    [4.7, 4.8, 4.85, 4.79, 4.82],
+    [6.0, 6.1, 5.9, 6.05, 5.95],
+  ];
+  const a = hierarchicalMedian(runs, settings, createRng(3));
+  assert.deepEqual(a, hierarchicalMedian(runs, settings, createRng(3)));
+  assert.equal(a.median, 6.0);
+  assert.ok(a.lo < 5 && a.hi > 7, JSON.stringify(a));
+  const within = pairedMedianRatio((runs[0] as number[]).map((r) => ({ numerator: r, denominator: 1 })), settings, createRng(3));
+  assert.ok(within.hi - within.lo < (a.hi - a.lo) / 10);
+});
+
+test('one run of identical rounds gives a zero-width interval; runs of unequal length are fine', () => {
+  assert.deepEqual(hierarchicalMedian([[2, 2, 2]], settings, createRng(1)), { median: 2, lo: 2, hi: 2 });
+  const uneven = hierarchicalMedian([[1, 2], [3, 4, 5, 6, 7, 8, 9]], settings, createRng(1));
+  assert.equal(uneven.median, 5);
+  assert.ok(uneven.lo >= 1 && uneven.hi <= 9);
+  assert.throws(() => hierarchicalMedian([], settings, createRng(1)), /at least one run/);
+  assert.throws(() => hierarchicalMedian([[1], []], settings, createRng(1)), /at least one round in every run/);
+});

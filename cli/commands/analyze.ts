@@ -51,7 +51,8 @@ export const analyzeCommand: CommandModule<object, Args> = {
     await writeSummary(args.summary, summary);
     if (!args.quiet) {
       const problems = summary.problems.length === 0 ? '' : `, ${summary.problems.length} problem${summary.problems.length === 1 ? '' : 's'} recorded`;
-      printLine(`wrote ${args.summary}: ${summary.rows.length} rows from ${summary.counts.used} samples (${summary.counts.failed} failed checks${problems}; seed ${args.seed}, ${args.resamples} resamples)`);
+      const failed = `${summary.counts.failed} sample${summary.counts.failed === 1 ? '' : 's'} failed checks`;
+      printLine(`wrote ${args.summary}: ${summary.rows.length} rows from ${summary.counts.used} samples (${failed}${problems}; seed ${args.seed}, ${args.resamples} resamples)`);
     }
   },
 };

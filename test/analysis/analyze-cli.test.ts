@@ -22,7 +22,7 @@ test('analyze warns about each bad line, writes the summary with its problems an
     assert.match(warnings[0] ?? '', /^warning: .*malformed\.jsonl: line 14: xxhash32 taskpool-8-batched round 3 has no native sample/);
     assert.match(warnings[1] ?? '', /line 15 is a second environment row/);
     assert.match(warnings[2] ?? '', /line 16 is cut off/);
-    assert.match(result.stdout, /^wrote .*pages\.summary\.json: 5 rows from 12 samples \(1 failed checks, 3 problems recorded; seed 1, 1000 resamples\)\n$/);
+    assert.match(result.stdout, /^wrote .*pages\.summary\.json: 5 rows from 12 samples \(1 sample failed checks, 3 problems recorded; seed 1, 1000 resamples\)\n$/);
     const summary = JSON.parse(await readFile(out, 'utf8')) as { problems: { line: number }[]; bootstrap: { resamples: number } };
     assert.deepEqual(summary.problems.map((p) => p.line), [14, 15, 16]);
     assert.equal(summary.bootstrap.resamples, 1000);

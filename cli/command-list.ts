@@ -8,7 +8,14 @@ import { manifestCommand } from './commands/manifest.ts';
 import { reportCommand } from './commands/report.ts';
 import { compareCommand } from './commands/compare.ts';
 import { harnessCommand } from './commands/harness.ts';
+import { coordinatorCommand } from './commands/coordinator.ts';
+import { agentCommand } from './commands/agent.ts';
+import { runCommand } from './commands/run.ts';
+import { statusCommand } from './commands/status.ts';
+import { resultsCommand } from './commands/results.ts';
+import { cancelCommand } from './commands/cancel.ts';
+import { demoCommand } from './commands/demo.ts';
 
 // yargs' CommandModule is generic over each command's own argument shape; the list only hands
 // them to yargs, which parses and checks each command's arguments itself.
-export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand] as unknown as readonly CommandModule[];
+export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, coordinatorCommand, agentCommand, runCommand, statusCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];

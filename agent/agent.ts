@@ -1,0 +1,222 @@
+// The agent: connects to the coordinator (reconnecting with backoff for as long as it runs),
+// reports its machine, accepts one run at a time, runs the harness as a child process under
+// the configured isolation, and streams the harness's records back through the spool.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { io, type Socket } from 'socket.io-client';
+import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import { isHarnessEvent, type HarnessEvent } from '../shared/harness-events.ts';
+import { createLogger } from '../shared/log.ts';
+import { parsePlan } from '../shared/plan-validate.ts';
+import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
+import { checkIsolation, isolatedCommand, type IsolationOptions } from './harness-command.ts';
+import { machineFacts } from './machine-facts.ts';
+import { request } from '../shared/protocol/request.ts';
+import { RecordStreamer } from './record-streamer.ts';
+import { RunSpool, type SpoolStatus } from './run-spool.ts';
+import { kernelNames } from '../kernels/catalog.ts';
+
+const log = createLogger('agent');
+
+export interface AgentOptions extends IsolationOptions {
+  coordinator: string;
+  name: string;
+  token: string;
+  stateDir: string;
+  /** CA certificate(s) to trust for a TLS coordinator with a private certificate. */
+  ca?: Buffer;
+  /** Called with one line for the terminal (connection changes, runs). */
+  onStatus?: (line: string) => void;
+}
+
+interface ActiveRun {
+  status: SpoolStatus;
+  streamer: RecordStreamer;
+  child: ChildProcess | null;
+}
+
+export class Agent {
+  readonly options: AgentOptions;
+  private readonly spool: RunSpool;
+  private socket: Socket<CoordinatorToAgent, AgentToCoordinator> | null = null;
+  private readonly runs = new Map<string, ActiveRun>();
+  private fatal: ((error: Error) => void) | null = null;
+
+  constructor(options: AgentOptions) {
+    checkIsolation(options);
+    this.options = options;
+    this.spool = new RunSpool(options.stateDir);
+  }
+
+  private status(line: string): void {
+    log.info(line);
+    this.options.onStatus?.(line);
+  }
+
+  /** Connect and serve until stop(); rejects when the coordinator refuses this agent for good. */
+  async run(): Promise<void> {
+    const socket: Socket<CoordinatorToAgent, AgentToCoordinator> = io(`${this.options.coordinator}${AGENT_NAMESPACE}`, {
+      auth: { token: this.options.token, protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() },
+      reconnection: true,
+      reconnectionAttempts: Number.POSITIVE_INFINITY,
+      reconnectionDelay: 500,
+      reconnectionDelayMax: 10_000,
+      transports: ['websocket'],
+      ...(this.options.ca ? { ca: this.options.ca.toString() } : {}),
+    });
+    this.socket = socket;
+    for (const status of await this.spool.undelivered()) await this.adopt(status);
+    return new Promise<void>((resolve, reject) => {
+      this.fatal = (error) => {
+        socket.close();
+        reject(error);
+      };
+      socket.on('connect', () => {
+        this.status(`connected to ${this.options.coordinator} as ${this.options.name}`);
+        // Refresh the facts (load average) for the next handshake.
+        socket.auth = { token: this.options.token, protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() };
+        for (const run of this.runs.values()) {
+          run.streamer.resync();
+          void this.pump(run);
+        }
+      });
+      socket.on('disconnect', (reason) => {
+        this.status(`disconnected from the coordinator (${reason}); reconnecting`);
+        if (reason === 'io client disconnect') resolve();
+      });
+      socket.on('connect_error', (error) => {
+        // The server's middleware refused us (token, duplicate name): retrying cannot help.
+        if (!socket.active) this.fatal?.(new BenchfleetError('AUTH_FAILED', `the coordinator refused this agent: ${error.message}`));
+        else log.debug(`cannot reach ${this.options.coordinator}: ${error.message}`);
+      });
+      socket.on('run:assign', (assignment, ack) => {
+        this.accept(assignment).then(
+          () => ack({ ok: true, value: null }),
+          (error: unknown) => ack({ ok: false, error: errorMessage(error) }),
+        );
+      });
+      socket.on('run:cancel', (runId) => {
+        const run = this.runs.get(runId);
+        if (run?.child) {
+          this.status(`run ${runId}: cancelled by the coordinator`);
+          run.child.kill('SIGTERM');
+        }
+      });
+    });
+  }
+
+  stop(): void {
+    for (const run of this.runs.values()) run.child?.kill('SIGTERM');
+    this.socket?.close();
+  }
+
+  private async accept(assignment: RunAssignment): Promise<void> {
+    const busy = [...this.runs.values()].find((r) => r.status.state === 'running');
+    if (busy) throw new BenchfleetError('LOCK_HELD', `agent ${this.options.name} is busy with run ${busy.status.runId}`);
+    const digest = createHash('sha256').update(assignment.planText).digest('hex');
+    if (digest !== assignment.planSha256) throw new BenchfleetError('PLAN_INVALID', `plan bytes hash to ${digest}, the coordinator said ${assignment.planSha256}`);
+    const plan = parsePlan(JSON.parse(assignment.planText));
+    const known = new Set(kernelNames());
+    const missing = plan.kernels === 'all' ? [] : plan.kernels.filter((k) => !known.has(k));
+    if (missing.length > 0) throw new BenchfleetError('UNKNOWN_KERNEL', `this agent's corpus lacks ${missing.join(', ')}`);
+    const status: SpoolStatus = { runId: assignment.runId, planSha256: digest, policies: plan.policies, state: 'running', finished: null, delivered: false };
+    await this.spool.create(status, assignment.planText);
+    const run: ActiveRun = { status, streamer: this.streamerFor(status), child: null };
+    this.runs.set(status.runId, run);
+    this.startHarness(run);
+    this.status(`run ${status.runId}: started (${plan.policies.join(', ')})`);
+  }
+
+  private streamerFor(status: SpoolStatus): RecordStreamer {
+    if (!this.socket) throw new Error('agent is not connected');
+    return new RecordStreamer(this.socket, this.spool, status.runId, status.policies);
+  }
+
+  /** Take over a run from an earlier life of this agent: deliver what it left on disk. */
+  private async adopt(status: SpoolStatus): Promise<void> {
+    if (status.state === 'running') {
+      // The harness was this agent's child; it did not outlive the agent in a way we can follow.
+      const lines: RunFinished['lines'] = {};
+      for (const p of status.policies) lines[p] = await this.spool.lineCount(status.runId, p);
+      status.state = 'finished';
+      status.finished = { runId: status.runId, status: 'failed', lines, message: 'the agent restarted during the run; the samples finished before that are kept' };
+      await this.spool.save(status);
+    }
+    this.runs.set(status.runId, { status, streamer: this.streamerFor(status), child: null });
+  }
+
+  private startHarness(run: ActiveRun): void {
+    const { runId } = run.status;
+    const args = ['harness', '--plan', this.spool.planPath(runId), '--out', this.spool.outDir(runId), '--machine', this.options.name];
+    const [file, argv] = isolatedCommand(args, this.options);
+    const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    run.child = child;
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    let outcome: HarnessEvent | null = null;
+    child.on('message', (message: unknown) => {
+      if (!isHarnessEvent(message)) return;
+      if (message.type === 'record') {
+        run.streamer.add(message.policy, message.seq, message.line);
+        void run.streamer.flush();
+      } else if (message.type === 'progress') {
+        if (this.socket?.connected) this.socket.emit('run:progress', { runId, done: message.done, total: message.total });
+      } else {
+        outcome = message;
+      }
+    });
+    child.on('exit', (code, signal) => {
+      run.child = null;
+      void (async () => {
+        const lines: RunFinished['lines'] = {};
+        for (const p of run.status.policies) lines[p] = await this.spool.lineCount(runId, p);
+        const ended = outcome;
+        let finished: RunFinished;
+        if (ended?.type === 'done' && code === 0) finished = { runId, status: 'completed', lines };
+        else if (signal === 'SIGTERM') finished = { runId, status: 'cancelled', lines, message: 'cancelled' };
+        else {
+          const why = ended?.type === 'failed' ? ended.message : stderr.trim().split('\n').pop() ?? `exit code ${code ?? signal ?? '?'}`;
+          finished = { runId, status: 'failed', lines, message: `harness failed: ${why}` };
+        }
+        run.status.state = 'finished';
+        run.status.finished = finished;
+        await this.spool.save(run.status);
+        this.status(`run ${runId}: harness ${finished.status}${finished.message ? ` (${finished.message})` : ''}`);
+        await this.pump(run);
+      })();
+    });
+  }
+
+  /** Send what is pending and, once a finished run is fully acknowledged, report its end. */
+  private async pump(run: ActiveRun): Promise<void> {
+    const socket = this.socket;
+    if (!socket?.connected) return;
+    await run.streamer.flush();
+    const finished = run.status.finished;
+    if (!finished || run.status.delivered || !socket.connected) return;
+    if (!run.streamer.wanted) {
+      run.status.delivered = true;
+      await this.spool.save(run.status);
+      this.runs.delete(run.status.runId);
+      return;
+    }
+    if (run.streamer.unacknowledged() > 0) return;
+    try {
+      const ack = await request<AgentToCoordinator, 'run:finished'>(socket, 30_000, 'run:finished', finished);
+      if (!ack.ok) {
+        log.warn(`run ${finished.runId}: coordinator did not take the end of the run: ${ack.error}`);
+        run.streamer.resync();
+        setTimeout(() => void this.pump(run), 1000);
+        return;
+      }
+      run.status.delivered = true;
+      await this.spool.save(run.status);
+      this.runs.delete(run.status.runId);
+      this.status(`run ${finished.runId}: every record delivered`);
+    } catch (error) {
+      log.debug(`run ${finished.runId}: finishing interrupted: ${errorMessage(error)}`);
+    }
+  }
+}

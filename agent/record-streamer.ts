@@ -1,0 +1,124 @@
+// Streams one run's record lines to the coordinator: msgpackr batches per policy with sequence
+// numbers, one batch in flight at a time, dropped from memory only when acknowledged. After a
+// reconnect it asks the coordinator where it stands (`run:resume`) and resends from there,
+// reading the lines back from the spool, so nothing is lost and the coordinator drops duplicates.
+import type { Socket } from 'socket.io-client';
+import { errorMessage } from '../shared/errors.ts';
+import { createLogger } from '../shared/log.ts';
+import type { Policy } from '../shared/policies.ts';
+import { encodeRecordBatch } from '../shared/protocol/batch.ts';
+import type { AgentToCoordinator, CoordinatorToAgent } from '../shared/protocol/events.ts';
+import { request } from '../shared/protocol/request.ts';
+import type { RunSpool } from './run-spool.ts';
+
+const log = createLogger('agent:stream');
+
+/** Lines per batch: large enough to catch up quickly after an outage, small enough to ack fast. */
+export const BATCH_LINES = 500;
+const ACK_TIMEOUT_MS = 30_000;
+
+export class RecordStreamer {
+  readonly runId: string;
+  private readonly socket: Socket<CoordinatorToAgent, AgentToCoordinator>;
+  private readonly spool: RunSpool;
+  private readonly policies: readonly Policy[];
+  /** Per policy: the seq of pending[0], i.e. the next line the coordinator has not acknowledged. */
+  private readonly base = new Map<Policy, number>();
+  private readonly pending = new Map<Policy, string[]>();
+  private synced = false;
+  private flushing: Promise<void> | null = null;
+  private again = false;
+  /** False once the coordinator said it wants nothing more of this run. */
+  wanted = true;
+
+  constructor(socket: Socket<CoordinatorToAgent, AgentToCoordinator>, spool: RunSpool, runId: string, policies: readonly Policy[]) {
+    this.socket = socket;
+    this.spool = spool;
+    this.runId = runId;
+    this.policies = policies;
+    for (const p of policies) {
+      this.base.set(p, 0);
+      this.pending.set(p, []);
+    }
+  }
+
+  /** A line the harness has just written; sent with the next flush. */
+  add(policy: Policy, seq: number, line: string): void {
+    const pending = this.pending.get(policy);
+    const base = this.base.get(policy);
+    if (!pending || base === undefined) return;
+    // Only append in order; anything else is re-read from the spool at the next resync.
+    if (seq === base + pending.length) pending.push(line);
+    else if (seq > base + pending.length) this.synced = false;
+  }
+
+  /** Lines not yet acknowledged. */
+  unacknowledged(): number {
+    let n = 0;
+    for (const p of this.pending.values()) n += p.length;
+    return this.synced ? n : Number.POSITIVE_INFINITY;
+  }
+
+  /** Forget what is in memory; the next flush asks the coordinator and rereads the spool. */
+  resync(): void {
+    this.synced = false;
+  }
+
+  /** Send whatever is pending; resolves when everything sent so far is acknowledged or the link is down. */
+  flush(): Promise<void> {
+    if (this.flushing) {
+      this.again = true;
+      return this.flushing;
+    }
+    this.flushing = (async () => {
+      do {
+        this.again = false;
+        await this.flushOnce();
+      } while (this.again && this.socket.connected);
+    })().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  private async flushOnce(): Promise<void> {
+    if (!this.socket.connected || !this.wanted) return;
+    try {
+      if (!this.synced) await this.syncFromCoordinator();
+      for (const policy of this.policies) {
+        const pending = this.pending.get(policy) ?? [];
+        while (pending.length > 0 && this.socket.connected) {
+          const fromSeq = this.base.get(policy) ?? 0;
+          const lines = pending.slice(0, BATCH_LINES);
+          const ack = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines }));
+          if (!ack.ok) {
+            log.warn(`run ${this.runId} ${policy}: coordinator refused a batch: ${ack.error}`);
+            this.synced = false;
+            return;
+          }
+          const acknowledged = ack.next - fromSeq;
+          pending.splice(0, Math.max(0, Math.min(acknowledged, pending.length)));
+          this.base.set(policy, ack.next);
+        }
+      }
+    } catch (error) {
+      // A timeout or a dropped link: resync on the next flush (after the reconnect).
+      log.debug(`run ${this.runId}: flush interrupted: ${errorMessage(error)}`);
+      this.synced = false;
+    }
+  }
+
+  private async syncFromCoordinator(): Promise<void> {
+    const answer = await request<AgentToCoordinator, 'run:resume'>(this.socket, ACK_TIMEOUT_MS, 'run:resume', this.runId);
+    if (!answer.ok) throw new Error(answer.error);
+    this.wanted = answer.value.wanted;
+    for (const policy of this.policies) {
+      const next = answer.value.next[policy] ?? 0;
+      this.base.set(policy, next);
+      this.pending.set(policy, await this.spool.readLines(this.runId, policy, next));
+    }
+    this.synced = true;
+    const behind = [...this.pending.values()].reduce((n, p) => n + p.length, 0);
+    if (behind > 0) log.info(`run ${this.runId}: resending ${behind} unacknowledged lines`);
+  }
+}

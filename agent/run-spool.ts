@@ -1,0 +1,92 @@
+// The agent's disk copy of each run: STATE/runs/<runId>/ holds plan.json (the bytes the
+// coordinator sent), out/<policy>.jsonl (written by the harness, line by line, before any line
+// is sent) and status.json. The harness's own files are the spool: a line stays on disk after
+// it is acknowledged, so nothing the coordinator has not confirmed can be lost, and resending
+// after a reconnect reads straight from them.
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Policy } from '../shared/policies.ts';
+import type { RunFinished } from '../shared/protocol/events.ts';
+
+export interface SpoolStatus {
+  runId: string;
+  planSha256: string;
+  policies: Policy[];
+  /** running: the harness is (or was, if the agent died) running; finished: `finished` is set. */
+  state: 'running' | 'finished';
+  finished: RunFinished | null;
+  /** True once the coordinator acknowledged `run:finished`. */
+  delivered: boolean;
+}
+
+export class RunSpool {
+  readonly stateDir: string;
+  constructor(stateDir: string) {
+    this.stateDir = stateDir;
+  }
+
+  runDir(runId: string): string {
+    return join(this.stateDir, 'runs', runId);
+  }
+
+  outDir(runId: string): string {
+    return join(this.runDir(runId), 'out');
+  }
+
+  planPath(runId: string): string {
+    return join(this.runDir(runId), 'plan.json');
+  }
+
+  rawPath(runId: string, policy: Policy): string {
+    return join(this.outDir(runId), `${policy}.jsonl`);
+  }
+
+  async create(status: SpoolStatus, planText: string): Promise<void> {
+    await mkdir(this.runDir(status.runId), { recursive: true });
+    await writeFile(this.planPath(status.runId), planText);
+    await this.save(status);
+  }
+
+  async save(status: SpoolStatus): Promise<void> {
+    const path = join(this.runDir(status.runId), 'status.json');
+    await writeFile(`${path}.tmp`, `${JSON.stringify(status, null, 2)}\n`);
+    await rename(`${path}.tmp`, path);
+  }
+
+  /** Every run whose end the coordinator has not yet acknowledged. */
+  async undelivered(): Promise<SpoolStatus[]> {
+    const out: SpoolStatus[] = [];
+    let names: string[];
+    try {
+      names = await readdir(join(this.stateDir, 'runs'));
+    } catch {
+      return out;
+    }
+    for (const name of names.sort()) {
+      try {
+        const status = JSON.parse(await readFile(join(this.runDir(name), 'status.json'), 'utf8')) as SpoolStatus;
+        if (!status.delivered) out.push(status);
+      } catch {
+        // Not a run folder the agent finished creating.
+      }
+    }
+    return out;
+  }
+
+  /** The complete lines of one policy file from `fromSeq` on (a torn last line is not complete). */
+  async readLines(runId: string, policy: Policy, fromSeq = 0): Promise<string[]> {
+    let text: string;
+    try {
+      text = await readFile(this.rawPath(runId, policy), 'utf8');
+    } catch {
+      return [];
+    }
+    const lines = text.split('\n');
+    lines.pop(); // after the last newline: empty, or a line still being written
+    return lines.slice(fromSeq);
+  }
+
+  async lineCount(runId: string, policy: Policy): Promise<number> {
+    return (await this.readLines(runId, policy)).length;
+  }
+}

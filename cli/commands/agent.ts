@@ -1,0 +1,59 @@
+// `benchfleet agent`: run benchmark plans for a coordinator on this machine.
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { Agent } from '../../agent/agent.ts';
+import { validMachineName } from '../../shared/protocol/validate.ts';
+import { loadToken } from '../../coordinator/auth.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { printLine } from '../output.ts';
+import { coordinatorUrl } from '../control-client.ts';
+
+interface Args {
+  coordinator: string | undefined;
+  name: string;
+  state: string | undefined;
+  cpus: string | undefined;
+  nice: number | undefined;
+  'heap-mb': number | undefined;
+  'token-file': string | undefined;
+  ca: string | undefined;
+}
+
+export const agentCommand: CommandModule<object, Args> = {
+  command: 'agent',
+  describe: 'Run plans from a coordinator on this machine and stream the samples back',
+  builder: (y) =>
+    y
+      .option('coordinator', { type: 'string', describe: 'Coordinator URL (default: $BENCHFLEET_COORDINATOR)' })
+      .option('name', { type: 'string', demandOption: true, describe: 'This machine\'s name in every table (letters, digits, ., _, -)' })
+      .option('state', { type: 'string', describe: 'Folder for plans and unacknowledged samples (default: ~/.benchfleet/agent-NAME)' })
+      .option('cpus', { type: 'string', describe: 'Pin the harness to these CPUs (Linux taskset list, e.g. 4-11)' })
+      .option('nice', { type: 'number', describe: 'Run the harness at this nice level (matched.sh used 19)' })
+      .option('heap-mb', { type: 'number', describe: 'Cap the harness\'s V8 heap (--max-old-space-size; matched.sh used 128)' })
+      .option('token-file', { type: 'string', describe: 'File whose first line is the shared token (default: $BENCHFLEET_TOKEN)' })
+      .option('ca', { type: 'string', describe: 'PEM CA certificate to trust for an https coordinator' })
+      .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
+  handler: async (args) => {
+    if (!validMachineName(args.name)) throw new BenchfleetError('USAGE', `--name "${args.name}" is not a machine name: use letters, digits, ., _ and - (up to 63)`);
+    const url = coordinatorUrl(args.coordinator);
+    const token = await loadToken(args['token-file']);
+    const ca = args.ca ? await readFile(args.ca) : undefined;
+    const agent = new Agent({
+      coordinator: url,
+      name: args.name,
+      token,
+      stateDir: resolve(args.state ?? join(homedir(), '.benchfleet', `agent-${args.name}`)),
+      ...(args.cpus !== undefined ? { cpus: args.cpus } : {}),
+      ...(args.nice !== undefined ? { nice: args.nice } : {}),
+      ...(args['heap-mb'] !== undefined ? { heapMb: args['heap-mb'] } : {}),
+      ...(ca ? { ca } : {}),
+      onStatus: (line) => printLine(`[agent ${args.name}] ${line}`),
+    });
+    const stop = (): void => agent.stop();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await agent.run();
+  },
+};

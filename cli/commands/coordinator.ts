@@ -1,0 +1,49 @@
+// `benchfleet coordinator`: the server agents and control clients connect to.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { loadToken } from '../../coordinator/auth.ts';
+import { Coordinator } from '../../coordinator/server.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { printLine } from '../output.ts';
+import { parseListen } from '../listen-address.ts';
+
+interface Args { listen: string; data: string; 'token-file': string | undefined; 'tls-cert': string | undefined; 'tls-key': string | undefined }
+
+export const coordinatorCommand: CommandModule<object, Args> = {
+  command: 'coordinator',
+  describe: 'Run the coordinator: agents connect to it, runs are stored under --data',
+  builder: (y) =>
+    y
+      .option('listen', { type: 'string', default: '127.0.0.1:7420', describe: 'HOST:PORT to listen on; use 0.0.0.0:7420 (or a LAN address) for agents on other machines' })
+      .option('data', { type: 'string', demandOption: true, describe: 'Data folder: runs/<runId>/ with plan, raw files, summaries, report, manifest' })
+      .option('token-file', { type: 'string', describe: 'File whose first line is the shared token (default: $BENCHFLEET_TOKEN)' })
+      .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve https/wss (with --tls-key)' })
+      .option('tls-key', { type: 'string', describe: 'PEM private key for --tls-cert' })
+      .example('BENCHFLEET_TOKEN=$(cat token) $0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet', 'serve agents on the LAN'),
+  handler: async (args) => {
+    const { host, port } = parseListen(args.listen);
+    if (Boolean(args['tls-cert']) !== Boolean(args['tls-key'])) throw new BenchfleetError('USAGE', '--tls-cert and --tls-key go together');
+    const token = await loadToken(args['token-file']);
+    const tls = args['tls-cert'] && args['tls-key'] ? { cert: await readPem(args['tls-cert'], '--tls-cert'), key: await readPem(args['tls-key'], '--tls-key') } : undefined;
+    const coordinator = new Coordinator({ host, port, dataDir: resolve(args.data), token, ...(tls ? { tls } : {}) });
+    const url = await coordinator.start();
+    printLine(`benchfleet coordinator listening on ${url} (data: ${resolve(args.data)})`);
+    await new Promise<void>((done) => {
+      const stop = (): void => {
+        printLine('benchfleet coordinator: stopping');
+        void coordinator.close().then(done);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  },
+};
+
+async function readPem(path: string, flag: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch {
+    throw new BenchfleetError('FILE_NOT_FOUND', `cannot read ${flag} ${path}`);
+  }
+}

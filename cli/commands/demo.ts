@@ -1,0 +1,101 @@
+// `benchfleet demo` (`npm start`): the whole product on one machine. A coordinator on
+// loopback, two agents as real child processes (local-a and local-b, like the study's two
+// machines), one short run of deploy/plans/demo.json, the per-machine table, and where every
+// file is. Ctrl-C stops everything cleanly.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CommandModule } from 'yargs';
+import { Coordinator } from '../../coordinator/server.ts';
+import { BENCHFLEET_BIN } from '../../agent/harness-command.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { childExecArgv } from '../../shared/ts-runtime.ts';
+import { connectControl, unwrap, type ControlSocket } from '../control-client.ts';
+import { followRun } from '../follow.ts';
+import { request } from '../../shared/protocol/request.ts';
+import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { printLine } from '../output.ts';
+
+const DEMO_PLAN = fileURLToPath(new URL('../../deploy/plans/demo.json', import.meta.url));
+const MACHINES = ['local-a', 'local-b'];
+
+interface Args { data: string; plan: string }
+
+export const demoCommand: CommandModule<object, Args> = {
+  command: 'demo',
+  describe: 'Coordinator and two local agents on loopback run a short plan (what `npm start` does)',
+  builder: (y) =>
+    y
+      .option('data', { type: 'string', default: '.benchfleet/demo', describe: 'Data folder for the coordinator and the agents' })
+      .option('plan', { type: 'string', default: DEMO_PLAN, describe: 'Plan to run' }),
+  handler: async (args) => {
+    const dataDir = resolve(args.data);
+    await mkdir(dataDir, { recursive: true });
+    const token = randomBytes(24).toString('hex');
+    const coordinator = new Coordinator({ host: '127.0.0.1', port: 0, dataDir: join(dataDir, 'coordinator'), token });
+    const url = await coordinator.start();
+    printLine(`coordinator on ${url}, data in ${join(dataDir, 'coordinator')}`);
+    const env = { ...process.env, BENCHFLEET_TOKEN: token };
+    const agents: ChildProcess[] = MACHINES.map((name) => {
+      const child = spawn(process.execPath, [...childExecArgv(), BENCHFLEET_BIN, 'agent', '--coordinator', url, '--name', name, '--state', join(dataDir, 'agents', name)], {
+        env,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      return child;
+    });
+    let socket: ControlSocket | null = null;
+    let interrupted = false;
+    const shutdown = async (): Promise<void> => {
+      socket?.close();
+      await Promise.all(
+        agents.map(
+          (child) =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null || child.signalCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        ),
+      );
+      await coordinator.close();
+    };
+    const onSignal = (): void => {
+      interrupted = true;
+      printLine('\nstopping the demo: agents, then the coordinator');
+      void shutdown().then(() => process.exit(130));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      socket = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
+      await waitForAgents(socket, MACHINES, 60_000);
+      const planText = await readFile(args.plan, 'utf8');
+      const started = unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 60_000, 'run:start', { planText, machines: MACHINES }));
+      printLine(`run ${started.runId}: ${args.plan === DEMO_PLAN ? 'deploy/plans/demo.json' : args.plan} on ${MACHINES.join(' and ')} (one machine at a time: they share this machine's timing lock)`);
+      const result = await followRun(socket, started.runId, process.stdout);
+      printLine();
+      printLine(result.markdown.trimEnd());
+      printLine();
+      printLine(`Files of run ${started.runId}: ${result.dir}`);
+      printLine('  plan.json, <machine>/<policy>.jsonl (raw), <machine>/<policy>.summary.json, report.md, manifest.json');
+      if (result.run.state !== 'completed') process.exitCode = 1;
+    } finally {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      if (!interrupted) await shutdown();
+    }
+  },
+};
+
+async function waitForAgents(socket: ControlSocket, names: readonly string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));
+    const online = new Set(status.agents.filter((a) => a.state !== 'offline').map((a) => a.name));
+    if (names.every((n) => online.has(n))) return;
+    if (Date.now() > deadline) throw new BenchfleetError('CONNECTION', `agents ${names.filter((n) => !online.has(n)).join(', ')} did not connect within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,0 +1,38 @@
+// `benchfleet status`: the coordinator's agents and runs.
+import type { CommandModule } from 'yargs';
+import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
+import { request } from '../../shared/protocol/request.ts';
+import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { formatTable, printJson, printLine } from '../output.ts';
+
+interface Args extends ConnectionArgs { json: boolean }
+
+export const statusCommand: CommandModule<object, Args> = {
+  command: 'status',
+  describe: 'List the agents (state, machine, last seen) and runs (progress per machine)',
+  builder: (y) => connectionOptions(y.option('json', { type: 'boolean', default: false, describe: 'Print { agents, runs }' })),
+  handler: async (args) => {
+    const socket = await connectControl(args);
+    try {
+      const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));
+      if (args.json) return printJson(status);
+      printLine('Agents');
+      printLine(
+        formatTable(
+          ['name', 'state', 'cpu', 'cores', 'node', 'load (1m)', 'last seen'],
+          status.agents.map((a) => [a.name, a.runId ? `${a.state} ${a.runId}` : a.state, a.facts.cpuModel, String(a.facts.cores), a.facts.node, a.facts.loadAverage[0].toFixed(2), a.lastSeen]),
+        ),
+      );
+      printLine();
+      printLine('Runs');
+      printLine(
+        formatTable(
+          ['run', 'state', 'machines'],
+          status.runs.map((r) => [r.runId, r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${m.state} ${m.done}/${m.total}`).join(', ')]),
+        ),
+      );
+    } finally {
+      socket.close();
+    }
+  },
+};

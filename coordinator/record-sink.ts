@@ -1,0 +1,113 @@
+// Where record batches land: DIR/runs/<runId>/<machine>/<policy>.jsonl, exactly the harness's
+// lines. A batch is acknowledged only after its lines are written and synced, so an
+// acknowledged sample survives a crash of the coordinator. Lines carry sequence numbers: a
+// resent line the file already holds is dropped, a gap is refused, and the next expected seq
+// is always the number of complete lines in the file, so a restarted coordinator recovers it
+// from disk (dropping a torn last line first).
+import { open, readFile, truncate, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { BenchfleetError } from '../shared/errors.ts';
+import type { RecordBatch } from '../shared/protocol/events.ts';
+import { createLogger } from '../shared/log.ts';
+
+const log = createLogger('coordinator:records');
+
+export interface LineExpectations {
+  planSha256: string;
+  machine: string;
+}
+
+export interface AppendResult {
+  written: number;
+  duplicates: number;
+  next: number;
+}
+
+/** Number of complete lines in `path`; a torn last line (no newline) is cut off. */
+export async function recoverLineCount(path: string): Promise<number> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch {
+    return 0;
+  }
+  const lastNewline = bytes.lastIndexOf(0x0a);
+  if (lastNewline !== bytes.length - 1) {
+    log.warn(`${path}: dropping a torn last line of ${bytes.length - lastNewline - 1} bytes`);
+    await truncate(path, lastNewline + 1);
+  }
+  let count = 0;
+  for (let i = 0; i <= lastNewline; i++) if (bytes[i] === 0x0a) count++;
+  return count;
+}
+
+/** Check one line as the record it must be at `seq`; returns the problem or null. */
+export function lineProblem(line: string, seq: number, policy: string, expect: LineExpectations): string | null {
+  let record: unknown;
+  try {
+    record = JSON.parse(line);
+  } catch {
+    return `line ${seq} is not JSON`;
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return `line ${seq} is not a JSON object`;
+  const r = record as Record<string, unknown>;
+  if (seq === 0) {
+    if (r['type'] !== 'environment') return 'line 0 must be the environment row';
+    if (r['planSha256'] !== expect.planSha256) return `environment row has plan SHA256 ${String(r['planSha256'])}, the run's plan is ${expect.planSha256}`;
+    if (r['machine'] !== expect.machine) return `environment row names machine ${String(r['machine'])}, expected ${expect.machine}`;
+  } else {
+    if (r['type'] !== 'sample') return `line ${seq} must be a sample record`;
+    if (r['seq'] !== seq) return `line ${seq} carries seq ${String(r['seq'])}`;
+    if (typeof r['kernel'] !== 'string' || typeof r['arm'] !== 'string' || typeof r['round'] !== 'number') return `line ${seq} lacks kernel, arm or round`;
+  }
+  if (r['policy'] !== policy) return `line ${seq} is for policy ${String(r['policy'])}, the batch for ${policy}`;
+  return null;
+}
+
+export class RecordSink {
+  private readonly next = new Map<string, number>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  /** The seq the file at `path` expects next. */
+  async nextSeq(path: string): Promise<number> {
+    let n = this.next.get(path);
+    if (n === undefined) {
+      n = await recoverLineCount(path);
+      this.next.set(path, n);
+    }
+    return n;
+  }
+
+  /** Append the new lines of `batch` to `path` (serialized per file). */
+  append(path: string, batch: RecordBatch, expect: LineExpectations): Promise<AppendResult> {
+    const previous = this.queues.get(path) ?? Promise.resolve();
+    const task = previous.catch(() => undefined).then(() => this.appendNow(path, batch, expect));
+    this.queues.set(path, task);
+    return task;
+  }
+
+  private async appendNow(path: string, batch: RecordBatch, expect: LineExpectations): Promise<AppendResult> {
+    const next = await this.nextSeq(path);
+    if (batch.fromSeq > next) {
+      throw new BenchfleetError('PROTOCOL', `batch starts at seq ${batch.fromSeq} but the coordinator expects ${next}; resend from ${next}`);
+    }
+    const skip = next - batch.fromSeq;
+    const fresh = batch.lines.slice(skip);
+    for (let i = 0; i < fresh.length; i++) {
+      const problem = lineProblem(fresh[i] as string, next + i, batch.policy, expect);
+      if (problem) throw new BenchfleetError('RECORD_INVALID', `${batch.policy}: ${problem}; nothing of this batch was written`);
+    }
+    if (fresh.length > 0) {
+      await mkdir(dirname(path), { recursive: true });
+      const handle = await open(path, 'a');
+      try {
+        await handle.write(`${fresh.join('\n')}\n`);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      this.next.set(path, next + fresh.length);
+    }
+    return { written: fresh.length, duplicates: Math.min(skip, batch.lines.length), next: next + fresh.length };
+  }
+}

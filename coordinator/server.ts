@@ -1,0 +1,372 @@
+// The coordinator: a socket.io server that agents and control clients connect to. It checks
+// every handshake's token before anything else, assigns plans, writes record batches to disk
+// before acknowledging them, tracks each run's progress, and finalizes a run (summaries,
+// report, manifest) when every machine has finished. All state lives under the data folder,
+// so a restarted coordinator picks up where it stopped.
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFile, readdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join, relative } from 'node:path';
+import { Server, type Namespace, type Socket } from 'socket.io';
+import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import { createLogger } from '../shared/log.ts';
+import { parsePlan } from '../shared/plan-validate.ts';
+import type { Policy } from '../shared/policies.ts';
+import {
+  AGENT_NAMESPACE,
+  CONTROL_NAMESPACE,
+  PROTOCOL_VERSION,
+  type AgentToCoordinator,
+  type CoordinatorToAgent,
+  type CoordinatorToControl,
+  type ControlToCoordinator,
+  type MachineFacts,
+  type RunFile,
+  type RunSummary,
+} from '../shared/protocol/events.ts';
+import { decodeRecordBatch, validateAgentAuth, validateControlAuth, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
+import { AgentRegistry } from './agent-registry.ts';
+import { tokenChecker } from './auth.ts';
+import { finalizeRun, REPORT_FILE } from './finalize-run.ts';
+import { RecordSink } from './record-sink.ts';
+import { RunStore } from './run-store.ts';
+
+const log = createLogger('coordinator');
+
+export interface CoordinatorOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  token: string;
+  tls?: { cert: Buffer; key: Buffer };
+  /** How long to wait for an agent to accept an assignment. */
+  assignTimeoutMs?: number;
+}
+
+interface AgentData { name: string; facts: MachineFacts }
+type AgentSocket = Socket<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>;
+type ControlSocket = Socket<ControlToCoordinator, CoordinatorToControl>;
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+export class Coordinator {
+  readonly options: CoordinatorOptions;
+  readonly store: RunStore;
+  private readonly registry: AgentRegistry;
+  private readonly sink = new RecordSink();
+  private readonly agentSockets = new Map<string, AgentSocket>();
+  private readonly checkToken: (presented: unknown) => boolean;
+  private http: HttpServer | null = null;
+  private io: Server | null = null;
+  private control: Namespace<ControlToCoordinator, CoordinatorToControl> | null = null;
+  private readonly finalizing = new Map<string, Promise<void>>();
+
+  constructor(options: CoordinatorOptions) {
+    this.options = options;
+    this.store = new RunStore(options.dataDir);
+    this.registry = new AgentRegistry(options.dataDir);
+    this.checkToken = tokenChecker(options.token);
+  }
+
+  /** Load the data folder, listen, and return the URL clients use. */
+  async start(): Promise<string> {
+    await this.store.load();
+    await this.registry.load();
+    const http = this.options.tls ? createHttpsServer({ cert: this.options.tls.cert, key: this.options.tls.key }) : createHttpServer();
+    this.http = http;
+    const io = new Server(http, { maxHttpBufferSize: 256 * 1024 * 1024, serveClient: false, cors: { origin: false } });
+    this.io = io;
+    // One server, two namespaces with their own event maps: each gets a view of the server typed by its map.
+    const agentView = io as unknown as Server<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>;
+    const controlView = io as unknown as Server<ControlToCoordinator, CoordinatorToControl>;
+    this.setUpAgents(agentView.of(AGENT_NAMESPACE));
+    this.control = controlView.of(CONTROL_NAMESPACE);
+    this.setUpControl(this.control);
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(this.options.port, this.options.host, () => resolve());
+    });
+    // Runs whose machines all finished while the coordinator was down to the last ack.
+    for (const run of this.store.list()) if (run.state === 'running') this.maybeFinalize(run);
+    const scheme = this.options.tls ? 'https' : 'http';
+    return `${scheme}://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}`;
+  }
+
+  get port(): number {
+    return (this.http?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.finalizing.values());
+    await new Promise<void>((resolve) => {
+      if (!this.io) return resolve();
+      void this.io.close(() => resolve());
+    });
+  }
+
+  private authenticate(auth: unknown): void {
+    const token = typeof auth === 'object' && auth !== null ? (auth as Record<string, unknown>)['token'] : undefined;
+    if (!this.checkToken(token)) throw new BenchfleetError('AUTH_FAILED', 'authentication failed: wrong or missing token');
+  }
+
+  private setUpAgents(ns: Namespace<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>): void {
+    ns.use((socket, next) => {
+      try {
+        this.authenticate(socket.handshake.auth);
+        const auth = validateAgentAuth(socket.handshake.auth);
+        if (auth.protocol !== PROTOCOL_VERSION) throw new BenchfleetError('PROTOCOL', `agent speaks protocol ${auth.protocol}, this coordinator ${PROTOCOL_VERSION}; run the same benchfleet version on both`);
+        if (this.registry.isOnline(auth.name)) {
+          log.warn(`refused a second agent named "${auth.name}" from ${socket.handshake.address}: one is already connected`);
+          throw new BenchfleetError('PROTOCOL', `an agent named "${auth.name}" is already connected to this coordinator; stop it first or give this one another --name`);
+        }
+        socket.data = { name: auth.name, facts: auth.facts };
+        next();
+      } catch (error) {
+        next(new Error(errorMessage(error)));
+      }
+    });
+    ns.on('connection', (socket) => void this.onAgent(socket));
+  }
+
+  private async onAgent(socket: AgentSocket): Promise<void> {
+    const { name, facts } = socket.data;
+    this.agentSockets.set(name, socket);
+    await this.registry.connected(name, facts, socket.id);
+    log.info(`agent ${name} connected (${facts.cpuModel}, ${facts.cores} cores, Node ${facts.node})`);
+    socket.on('disconnect', () => {
+      if (this.agentSockets.get(name) === socket) this.agentSockets.delete(name);
+      void this.registry.disconnected(name, socket.id);
+      log.info(`agent ${name} disconnected`);
+    });
+    socket.on('records', (bytes, ack) => {
+      this.registry.seen(name);
+      void this.onRecords(name, bytes).then(ack, (error: unknown) => ack({ ok: false, error: errorMessage(error), next: null }));
+    });
+    socket.on('run:progress', (raw) => {
+      try {
+        const p = validateProgress(raw);
+        const run = this.store.get(p.runId);
+        const m = run.machines[name];
+        if (!m || TERMINAL.has(m.state)) return;
+        m.state = 'running';
+        m.done = p.done;
+        m.total = p.total;
+        this.registry.setRun(name, run.runId);
+        this.broadcast(run);
+      } catch (error) {
+        log.warn(`agent ${name}: ignored progress: ${errorMessage(error)}`);
+      }
+    });
+    socket.on('run:finished', (raw, ack) => {
+      void this.onFinished(name, raw).then(
+        () => ack({ ok: true, value: null }),
+        (error: unknown) => ack({ ok: false, error: errorMessage(error) }),
+      );
+    });
+    socket.on('run:resume', (rawId, ack) => {
+      void this.resumePoint(name, rawId).then(
+        (value) => ack({ ok: true, value }),
+        (error: unknown) => ack({ ok: false, error: errorMessage(error) }),
+      );
+    });
+  }
+
+  private runOf(runId: string, machine: string): RunSummary {
+    const run = this.store.get(runId);
+    if (!run.machines[machine]) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${runId} was not assigned to ${machine}`);
+    return run;
+  }
+
+  private async onRecords(machine: string, bytes: unknown): Promise<{ ok: true; next: number } | { ok: false; error: string; next: number | null }> {
+    const batch = decodeRecordBatch(bytes);
+    const run = this.runOf(batch.runId, machine);
+    const path = this.store.rawPath(run.runId, machine, batch.policy);
+    try {
+      const result = await this.sink.append(path, batch, { planSha256: run.planSha256, machine });
+      const m = run.machines[machine];
+      if (m) m.lines[batch.policy] = result.next;
+      if (result.duplicates > 0) log.debug(`${machine}/${batch.policy}: dropped ${result.duplicates} duplicate lines`);
+      return { ok: true, next: result.next };
+    } catch (error) {
+      return { ok: false, error: errorMessage(error), next: await this.sink.nextSeq(path) };
+    }
+  }
+
+  private async resumePoint(machine: string, rawId: unknown): Promise<{ runId: string; next: Partial<Record<Policy, number>>; wanted: boolean }> {
+    const runId = validateRunId(rawId);
+    if (!this.store.has(runId)) return { runId, next: {}, wanted: false };
+    const run = this.store.get(runId);
+    const m = run.machines[machine];
+    if (!m) return { runId, next: {}, wanted: false };
+    const plan = parsePlan(JSON.parse(await this.store.planText(runId)));
+    const next: Partial<Record<Policy, number>> = {};
+    for (const policy of plan.policies) next[policy] = await this.sink.nextSeq(this.store.rawPath(runId, machine, policy));
+    if (!TERMINAL.has(m.state)) this.registry.setRun(machine, runId);
+    return { runId, next, wanted: m.state !== 'completed' };
+  }
+
+  private async onFinished(machine: string, raw: unknown): Promise<void> {
+    const finished = validateFinished(raw);
+    const run = this.runOf(finished.runId, machine);
+    const m = run.machines[machine];
+    if (!m) return;
+    for (const [policy, lines] of Object.entries(finished.lines) as [Policy, number][]) {
+      const have = await this.sink.nextSeq(this.store.rawPath(run.runId, machine, policy));
+      if (have < lines) throw new BenchfleetError('PROTOCOL', `${policy}: the coordinator has ${have} of ${lines} lines; resend the rest before finishing`);
+      m.lines[policy] = have;
+    }
+    if (!TERMINAL.has(m.state)) {
+      m.state = run.state === 'cancelled' ? 'cancelled' : finished.status;
+      m.message = finished.message ?? null;
+      if (m.state === 'completed') m.done = m.total;
+    }
+    this.registry.setRun(machine, null);
+    await this.store.save(run);
+    log.info(`${machine} finished run ${run.runId}: ${m.state}`);
+    this.broadcast(run);
+    this.maybeFinalize(run);
+  }
+
+  private maybeFinalize(run: RunSummary): void {
+    const states = Object.values(run.machines).map((m) => m.state);
+    if (!states.every((s) => TERMINAL.has(s)) || this.finalizing.has(run.runId)) return;
+    const task = (async () => {
+      // The run's final state is saved first: manifest.json, written last by finalizeRun, then
+      // covers run.json as it stays.
+      if (run.state === 'running') run.state = states.every((s) => s === 'completed') ? 'completed' : states.includes('failed') ? 'failed' : 'cancelled';
+      await this.store.save(run);
+      try {
+        await finalizeRun(this.store, run);
+      } catch (error) {
+        log.error(`run ${run.runId}: could not write summaries and report: ${errorMessage(error)}`);
+      }
+      this.broadcast(run);
+      await this.sendReport(run.runId);
+    })();
+    this.finalizing.set(run.runId, task);
+  }
+
+  private async sendReport(runId: string): Promise<void> {
+    let markdown: string;
+    try {
+      markdown = await readFile(join(this.store.runDir(runId), REPORT_FILE), 'utf8');
+    } catch {
+      markdown = `No report could be written for run ${runId}; see the coordinator's log.\n`;
+    }
+    this.control?.to(`run:${runId}`).emit('run:report', { runId, markdown, dir: this.store.runDir(runId) });
+  }
+
+  private broadcast(run: RunSummary): void {
+    this.control?.to(`run:${run.runId}`).emit('run:update', run);
+  }
+
+  private setUpControl(ns: Namespace<ControlToCoordinator, CoordinatorToControl>): void {
+    ns.use((socket, next) => {
+      try {
+        this.authenticate(socket.handshake.auth);
+        const auth = validateControlAuth(socket.handshake.auth);
+        if (auth.protocol !== PROTOCOL_VERSION) throw new BenchfleetError('PROTOCOL', `client speaks protocol ${auth.protocol}, this coordinator ${PROTOCOL_VERSION}`);
+        next();
+      } catch (error) {
+        next(new Error(errorMessage(error)));
+      }
+    });
+    ns.on('connection', (socket: ControlSocket) => {
+      const reply = <T>(ack: (r: { ok: true; value: T } | { ok: false; error: string }) => void, work: () => Promise<T>): void => {
+        if (typeof ack !== 'function') return;
+        work().then(
+          (value) => ack({ ok: true, value }),
+          (error: unknown) => ack({ ok: false, error: errorMessage(error) }),
+        );
+      };
+      socket.on('run:start', (request, ack) => reply(ack, () => this.startRun(request)));
+      socket.on('status', (ack) => reply(ack, () => Promise.resolve({ agents: this.registry.list(), runs: this.store.list() })));
+      socket.on('run:follow', (rawId, ack) =>
+        reply(ack, async () => {
+          const run = this.store.get(validateRunId(rawId));
+          await socket.join(`run:${run.runId}`);
+          if (TERMINAL.has(run.state)) setImmediate(() => void this.sendReport(run.runId));
+          return run;
+        }),
+      );
+      socket.on('run:cancel', (rawId, ack) => reply(ack, () => this.cancelRun(validateRunId(rawId))));
+      socket.on('run:files', (rawId, ack) => reply(ack, () => this.runFiles(validateRunId(rawId))));
+    });
+  }
+
+  private async startRun(rawRequest: unknown): Promise<{ runId: string; planSha256: string }> {
+    const request = validateStartRequest(rawRequest);
+    let planJson: unknown;
+    try {
+      planJson = JSON.parse(request.planText);
+    } catch (error) {
+      throw new BenchfleetError('PLAN_INVALID', `the plan is not valid JSON: ${errorMessage(error)}`);
+    }
+    parsePlan(planJson);
+    const machines = [...new Set(request.machines)];
+    const unknown = machines.filter((m) => !this.registry.known(m));
+    if (unknown.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `unknown machine${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; \`benchfleet status\` lists the agents`);
+    const offline = machines.filter((m) => !this.agentSockets.has(m));
+    if (offline.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `offline machine${offline.length > 1 ? 's' : ''}: ${offline.join(', ')}; start their agents first`);
+    const busy = machines.filter((m) => this.registry.list().find((a) => a.name === m)?.runId);
+    if (busy.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `busy machine${busy.length > 1 ? 's' : ''}: ${busy.join(', ')}; wait for their runs or cancel them`);
+    const planSha256 = createHash('sha256').update(request.planText).digest('hex');
+    const run = await this.store.create(request.planText, planSha256, machines);
+    log.info(`run ${run.runId}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
+    const timeout = this.options.assignTimeoutMs ?? 15_000;
+    await Promise.all(
+      machines.map(async (machine) => {
+        const m = run.machines[machine];
+        const socket = this.agentSockets.get(machine);
+        if (!m) return;
+        try {
+          if (!socket) throw new Error('went offline');
+          const result = await socket.timeout(timeout).emitWithAck('run:assign', { runId: run.runId, machine, planText: request.planText, planSha256 });
+          if (!result.ok) throw new Error(result.error);
+          this.registry.setRun(machine, run.runId);
+        } catch (error) {
+          m.state = 'failed';
+          m.message = `assignment refused: ${errorMessage(error)}`;
+        }
+      }),
+    );
+    await this.store.save(run);
+    this.maybeFinalize(run);
+    return { runId: run.runId, planSha256 };
+  }
+
+  private async cancelRun(runId: string): Promise<RunSummary> {
+    const run = this.store.get(runId);
+    if (TERMINAL.has(run.state)) return run;
+    run.state = 'cancelled';
+    for (const [machine, m] of Object.entries(run.machines)) {
+      if (TERMINAL.has(m.state)) continue;
+      this.agentSockets.get(machine)?.emit('run:cancel', runId);
+      m.state = 'cancelled';
+      m.message = 'cancelled by a control client';
+      this.registry.setRun(machine, null);
+    }
+    await this.store.save(run);
+    this.broadcast(run);
+    this.maybeFinalize(run);
+    return run;
+  }
+
+  private async runFiles(runId: string): Promise<RunFile[]> {
+    this.store.get(runId);
+    await this.finalizing.get(runId);
+    const root = this.store.runDir(runId);
+    const files: RunFile[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) await walk(path);
+        else if (entry.isFile() && !entry.name.endsWith('.tmp')) files.push({ path: relative(root, path), bytes: await readFile(path) });
+      }
+    };
+    await walk(root);
+    return files.sort((a, b) => a.path.localeCompare(b.path));
+  }
+}

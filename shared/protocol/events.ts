@@ -1,0 +1,143 @@
+// The wire protocol between the coordinator, its agents and control clients (the CLI), as
+// typed socket.io event maps. Two namespaces: `/agent` for benchmark hosts and `/control` for
+// the CLI. docs/protocol.md describes every event for people writing an agent of their own.
+// Every payload that arrives passes a validator in validate.ts before anything trusts it.
+import type { Policy } from '../policies.ts';
+
+export const PROTOCOL_VERSION = 1;
+export const AGENT_NAMESPACE = '/agent';
+export const CONTROL_NAMESPACE = '/control';
+
+/** What a machine says about itself when it connects; shown by `status`, compared across a run. */
+export interface MachineFacts {
+  cpuModel: string;
+  cores: number;
+  platform: string;
+  osRelease: string;
+  arch: string;
+  node: string;
+  v8: string;
+  governor: string | null;
+  loadAverage: [number, number, number];
+  harnessSha256: string;
+  /** SHA256 of every corpus module, by kernel name. */
+  corpus: Record<string, string>;
+}
+
+/** Handshake `auth` of an agent. */
+export interface AgentAuth {
+  token: string;
+  protocol: number;
+  name: string;
+  facts: MachineFacts;
+}
+
+/** Handshake `auth` of a control client. */
+export interface ControlAuth {
+  token: string;
+  protocol: number;
+}
+
+/** A run assigned to one machine: the plan's exact bytes and their SHA256. */
+export interface RunAssignment {
+  runId: string;
+  machine: string;
+  planText: string;
+  planSha256: string;
+}
+
+/** Where the coordinator's copy of one machine's run stands: the next line it expects per policy. */
+export interface ResumePoint {
+  runId: string;
+  /** Per policy, the seq of the next record line the coordinator expects (0 = the environment row). */
+  next: Partial<Record<Policy, number>>;
+  /** False when the coordinator no longer wants records for this run (cancelled or unknown). */
+  wanted: boolean;
+}
+
+/**
+ * A batch of raw record lines of one (run, policy), msgpackr-encoded on the wire.
+ * `lines[i]` has seq `fromSeq + i`; lines are the harness's JSONL lines without the newline.
+ */
+export interface RecordBatch {
+  runId: string;
+  policy: Policy;
+  fromSeq: number;
+  lines: string[];
+}
+
+export type BatchAck = { ok: true; next: number } | { ok: false; error: string; next: number | null };
+
+export interface RunProgress {
+  runId: string;
+  done: number;
+  total: number;
+}
+
+export interface RunFinished {
+  runId: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  /** Lines per policy file, environment row included, as the agent has them. */
+  lines: Partial<Record<Policy, number>>;
+  message?: string;
+}
+
+export type Ack<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export type AgentToCoordinator = {
+  /** Records, msgpackr-encoded RecordBatch; acknowledged only after the coordinator has written them. */
+  'records': (batch: Uint8Array, ack: (result: BatchAck) => void) => void;
+  'run:progress': (progress: RunProgress) => void;
+  'run:finished': (finished: RunFinished, ack: (result: Ack<null>) => void) => void;
+  /** Sent after (re)connecting for each run the agent still holds records of. */
+  'run:resume': (runId: string, ack: (result: Ack<ResumePoint>) => void) => void;
+};
+
+export type CoordinatorToAgent = {
+  'run:assign': (assignment: RunAssignment, ack: (result: Ack<null>) => void) => void;
+  'run:cancel': (runId: string) => void;
+};
+
+export interface AgentSummary {
+  name: string;
+  state: 'idle' | 'running' | 'offline';
+  facts: MachineFacts;
+  lastSeen: string;
+  runId: string | null;
+}
+
+export interface MachineRunState {
+  state: 'assigned' | 'running' | 'completed' | 'failed' | 'cancelled';
+  done: number;
+  total: number;
+  /** Record lines written per policy file (environment row included). */
+  lines: Partial<Record<Policy, number>>;
+  message: string | null;
+}
+
+export interface RunSummary {
+  runId: string;
+  state: 'running' | 'completed' | 'failed' | 'cancelled';
+  createdAt: string;
+  planSha256: string;
+  machines: Record<string, MachineRunState>;
+}
+
+export interface RunFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+export type ControlToCoordinator = {
+  'run:start': (request: { planText: string; machines: string[] }, ack: (result: Ack<{ runId: string; planSha256: string }>) => void) => void;
+  'status': (ack: (result: Ack<{ agents: AgentSummary[]; runs: RunSummary[] }>) => void) => void;
+  'run:follow': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
+  'run:cancel': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
+  'run:files': (runId: string, ack: (result: Ack<RunFile[]>) => void) => void;
+};
+
+export type CoordinatorToControl = {
+  'run:update': (run: RunSummary) => void;
+  /** The run's report (report.md) once every machine has finished. */
+  'run:report': (report: { runId: string; markdown: string; dir: string }) => void;
+};

@@ -1,0 +1,137 @@
+// Plain validators for everything that arrives over the wire. Types describe what we send;
+// these check what we receive, because a peer may be an older version, another
+// implementation, or simply broken. Each returns the typed value or throws a PROTOCOL error
+// that names the field at fault.
+import { unpack } from 'msgpackr';
+import { BenchfleetError } from '../errors.ts';
+import { isPolicy } from '../policies.ts';
+import type { AgentAuth, ControlAuth, MachineFacts, RecordBatch, RunFinished, RunProgress } from './events.ts';
+
+type Obj = Record<string, unknown>;
+
+function fail(field: string, problem: string): never {
+  throw new BenchfleetError('PROTOCOL', `${field} ${problem}`);
+}
+
+function obj(value: unknown, field: string): Obj {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, 'must be an object');
+  return value as Obj;
+}
+
+function str(o: Obj, key: string, field: string, maxLength = 4096): string {
+  const v = o[key];
+  if (typeof v !== 'string') fail(`${field}.${key}`, 'must be a string');
+  if (v.length > maxLength) fail(`${field}.${key}`, `is longer than ${maxLength} characters`);
+  return v;
+}
+
+function int(o: Obj, key: string, field: string, min = 0): number {
+  const v = o[key];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) fail(`${field}.${key}`, `must be an integer >= ${min}`);
+  return v;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** A machine name is safe as a folder name and readable in a table. */
+export function validMachineName(name: string): boolean {
+  return NAME.test(name);
+}
+
+const RUN_ID = /^[A-Za-z0-9_-]{4,64}$/;
+
+export function validateRunId(value: unknown, field = 'runId'): string {
+  if (typeof value !== 'string' || !RUN_ID.test(value)) fail(field, 'must be a run id (letters, digits, - and _)');
+  return value;
+}
+
+export function validateFacts(value: unknown, field = 'facts'): MachineFacts {
+  const o = obj(value, field);
+  const load = o['loadAverage'];
+  if (!Array.isArray(load) || load.length !== 3 || !load.every((x) => typeof x === 'number')) fail(`${field}.loadAverage`, 'must be three numbers');
+  const corpusObj = obj(o['corpus'], `${field}.corpus`);
+  const corpus: Record<string, string> = {};
+  for (const [k, v] of Object.entries(corpusObj)) {
+    if (typeof v !== 'string') fail(`${field}.corpus.${k}`, 'must be a string');
+    corpus[k] = v;
+  }
+  const governor = o['governor'];
+  if (governor !== null && typeof governor !== 'string') fail(`${field}.governor`, 'must be a string or null');
+  return {
+    cpuModel: str(o, 'cpuModel', field),
+    cores: int(o, 'cores', field, 1),
+    platform: str(o, 'platform', field),
+    osRelease: str(o, 'osRelease', field),
+    arch: str(o, 'arch', field),
+    node: str(o, 'node', field),
+    v8: str(o, 'v8', field),
+    governor,
+    loadAverage: [load[0] as number, load[1] as number, load[2] as number],
+    harnessSha256: str(o, 'harnessSha256', field),
+    corpus,
+  };
+}
+
+export function validateAgentAuth(value: unknown): AgentAuth {
+  const o = obj(value, 'auth');
+  const name = str(o, 'name', 'auth', 64);
+  if (!validMachineName(name)) fail('auth.name', `"${name}" is not a valid machine name (letters, digits, ., _ and -, up to 63 characters)`);
+  return { token: str(o, 'token', 'auth'), protocol: int(o, 'protocol', 'auth', 1), name, facts: validateFacts(o['facts'], 'auth.facts') };
+}
+
+export function validateControlAuth(value: unknown): ControlAuth {
+  const o = obj(value, 'auth');
+  return { token: str(o, 'token', 'auth'), protocol: int(o, 'protocol', 'auth', 1) };
+}
+
+/** Largest batch the coordinator accepts, in lines. */
+export const MAX_BATCH_LINES = 4096;
+
+/** Decode and check a msgpackr-encoded RecordBatch. */
+export function decodeRecordBatch(bytes: unknown): RecordBatch {
+  if (!(bytes instanceof Uint8Array)) fail('batch', 'must be binary (a msgpackr-encoded record batch)');
+  let decoded: unknown;
+  try {
+    decoded = unpack(bytes);
+  } catch (error) {
+    fail('batch', `is not valid msgpack (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const o = obj(decoded, 'batch');
+  const policy = o['policy'];
+  if (!isPolicy(policy)) fail('batch.policy', 'must be a reset policy name');
+  const lines = o['lines'];
+  if (!Array.isArray(lines) || lines.length === 0 || lines.length > MAX_BATCH_LINES) fail('batch.lines', `must be an array of 1 to ${MAX_BATCH_LINES} strings`);
+  lines.forEach((line, i) => {
+    if (typeof line !== 'string' || line.includes('\n')) fail(`batch.lines[${i}]`, 'must be one JSON line without a newline');
+  });
+  return { runId: validateRunId(o['runId'], 'batch.runId'), policy, fromSeq: int(o, 'fromSeq', 'batch'), lines: lines as string[] };
+}
+
+export function validateProgress(value: unknown): RunProgress {
+  const o = obj(value, 'progress');
+  return { runId: validateRunId(o['runId'], 'progress.runId'), done: int(o, 'done', 'progress'), total: int(o, 'total', 'progress') };
+}
+
+export function validateFinished(value: unknown): RunFinished {
+  const o = obj(value, 'finished');
+  const status = o['status'];
+  if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') fail('finished.status', 'must be completed, failed or cancelled');
+  const linesObj = obj(o['lines'], 'finished.lines');
+  const lines: RunFinished['lines'] = {};
+  for (const [k, v] of Object.entries(linesObj)) {
+    if (!isPolicy(k)) fail(`finished.lines.${k}`, 'is not a reset policy');
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(`finished.lines.${k}`, 'must be a count');
+    lines[k] = v;
+  }
+  const message = o['message'];
+  if (message !== undefined && typeof message !== 'string') fail('finished.message', 'must be a string');
+  return { runId: validateRunId(o['runId'], 'finished.runId'), status, lines, ...(message !== undefined ? { message } : {}) };
+}
+
+export function validateStartRequest(value: unknown): { planText: string; machines: string[] } {
+  const o = obj(value, 'request');
+  const planText = str(o, 'planText', 'request', 1 << 20);
+  const machines = o['machines'];
+  if (!Array.isArray(machines) || machines.length === 0 || !machines.every((m) => typeof m === 'string')) fail('request.machines', 'must name at least one machine');
+  return { planText, machines: machines };
+}

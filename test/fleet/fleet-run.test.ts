@@ -1,0 +1,101 @@
+// A coordinator and two agents, all real processes on loopback, complete a run; the run
+// survives a SIGKILLed coordinator and an agent's lost connection with every sample exactly once.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { createFleet, plannedSamples, readJsonLines, sha256, SMALL_PLAN, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
+import { verifyManifest } from '../../shared/analysis/manifest.ts';
+
+let fleet: Fleet;
+before(async () => {
+  fleet = await createFleet();
+});
+after(async () => {
+  await fleet.stopAll();
+});
+
+/** Each policy file of a machine: one environment row, then samples seq 1..n exactly once, byte-identical to the agent's spool. */
+async function assertComplete(runId: string, machine: string, plan: typeof SMALL_PLAN, planSha256: string): Promise<void> {
+  const runDir = join(fleet.dir, 'coordinator', 'runs', runId);
+  for (const policy of plan.policies) {
+    const path = join(runDir, machine, `${policy}.jsonl`);
+    const records = await readJsonLines(path);
+    assert.equal(records.length, 1 + plannedSamples(plan), `${machine}/${policy} line count`);
+    assert.equal(records[0]?.['type'], 'environment');
+    assert.equal(records[0]?.['planSha256'], planSha256);
+    assert.equal(records[0]?.['machine'], machine);
+    assert.deepEqual(records.slice(1).map((r) => r['seq']), Array.from({ length: plannedSamples(plan) }, (_, i) => i + 1));
+    const keys = new Set(records.slice(1).map((r) => `${String(r['kernel'])}/${String(r['arm'])}/${String(r['round'])}`));
+    assert.equal(keys.size, plannedSamples(plan), 'every (kernel, arm, round) once');
+    const spool = await readFile(join(fleet.dir, 'agents', machine, 'runs', runId, 'out', `${policy}.jsonl`));
+    assert.equal(sha256(await readFile(path)), sha256(spool), 'coordinator copy is byte-identical to the harness file');
+    await stat(join(runDir, machine, `${policy}.summary.json`));
+  }
+}
+
+test('a coordinator and two agents complete a small run with identical plans, summaries, report and a manifest that verifies', async () => {
+  await fleet.startAgent('local-a');
+  await fleet.startAgent('local-b');
+  const socket = await fleet.control();
+  const { runId, planSha256, planText } = await startRun(socket, SMALL_PLAN, ['local-a', 'local-b']);
+  socket.close();
+  assert.equal(planSha256, sha256(planText));
+  const run = await waitForRun(fleet, runId);
+  assert.equal(run.state, 'completed');
+  for (const m of ['local-a', 'local-b']) await assertComplete(runId, m, SMALL_PLAN, planSha256);
+  const runDir = join(fleet.dir, 'coordinator', 'runs', runId);
+  assert.equal(await readFile(join(runDir, 'plan.json'), 'utf8'), planText);
+  const report = await readFile(join(runDir, 'report.md'), 'utf8');
+  assert.match(report, /local-a/);
+  assert.match(report, /local-b/);
+  const verdict = await verifyManifest(runDir);
+  assert.equal(verdict.ok, true, JSON.stringify(verdict));
+});
+
+test('a SIGKILLed coordinator restarted mid-run completes the run with every sample exactly once', async () => {
+  const plan = { ...SMALL_PLAN, rounds: 5 };
+  const socket = await fleet.control();
+  const { runId, planSha256 } = await startRun(socket, plan, ['local-a']);
+  socket.close();
+  const raw = join(fleet.dir, 'coordinator', 'runs', runId, 'local-a', 'whole.jsonl');
+  // Kill once some samples have been written, so the restart happens in the middle.
+  for (let i = 0; i < 600; i++) {
+    const lines = await readFile(raw, 'utf8').then((t) => t.split('\n').length - 1, () => 0);
+    if (lines >= 4) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const port = fleet.port;
+  await fleet.coordinator.stop('SIGKILL');
+  await new Promise((r) => setTimeout(r, 1500));
+  await fleet.startCoordinator(port);
+  const run = await waitForRun(fleet, runId);
+  assert.equal(run.state, 'completed');
+  await assertComplete(runId, 'local-a', plan, planSha256);
+});
+
+test('an agent that loses its connection for a while still delivers every sample exactly once', async () => {
+  const proxy = await startTcpProxy(() => fleet.port);
+  try {
+    await fleet.startAgent('proxied', `http://127.0.0.1:${proxy.port}`);
+    const plan = { ...SMALL_PLAN, rounds: 4 };
+    const socket = await fleet.control();
+    const { runId, planSha256 } = await startRun(socket, plan, ['proxied']);
+    socket.close();
+    const raw = join(fleet.dir, 'agents', 'proxied', 'runs', runId, 'out', 'whole.jsonl');
+    for (let i = 0; i < 600; i++) {
+      const lines = await readFile(raw, 'utf8').then((t) => t.split('\n').length - 1, () => 0);
+      if (lines >= 3) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    proxy.cut();
+    await new Promise((r) => setTimeout(r, 4000));
+    proxy.restore();
+    const run = await waitForRun(fleet, runId);
+    assert.equal(run.state, 'completed');
+    await assertComplete(runId, 'proxied', plan, planSha256);
+  } finally {
+    await proxy.close();
+  }
+});

@@ -1,0 +1,57 @@
+// Real benchfleet processes for tests: a coordinator or an agent as a child process of the test,
+// with its output collected, a way to wait for a line, and a clean (or brutal) stop.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/benchfleet.js', import.meta.url));
+
+export interface Proc {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function startBenchfleet(args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  const waiters: (() => void)[] = [];
+  const onData = (chunk: Buffer): void => {
+    text += chunk.toString();
+    for (const w of waiters.splice(0)) w();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let done = false;
+  void exited.then(() => {
+    done = true;
+    for (const w of waiters.splice(0)) w();
+  });
+  return {
+    child,
+    output: () => text,
+    exited,
+    waitFor(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${String(pattern)}; output so far:\n${text}`)), timeoutMs);
+        const check = (): void => {
+          const match = pattern.exec(text);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match);
+          } else if (done) {
+            clearTimeout(timer);
+            reject(new Error(`process exited before ${String(pattern)}; output:\n${text}`));
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}

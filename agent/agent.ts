@@ -81,8 +81,10 @@ export class Agent {
         }
       });
       socket.on('disconnect', (reason) => {
-        this.status(`disconnected from the coordinator (${reason}); reconnecting`);
-        if (reason === 'io client disconnect') resolve();
+        if (reason === 'io client disconnect') {
+          this.status('stopped');
+          resolve();
+        } else this.status(`disconnected from the coordinator (${reason}); reconnecting`);
       });
       socket.on('connect_error', (error) => {
         // The server's middleware refused us (token, duplicate name): retrying cannot help.

@@ -3,8 +3,9 @@
 // is sent) and status.json. The harness's own files are the spool: a line stays on disk after
 // it is acknowledged, so nothing the coordinator has not confirmed can be lost, and resending
 // after a reconnect reads straight from them.
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { RunFinished } from '../shared/protocol/events.ts';
 
@@ -48,9 +49,7 @@ export class RunSpool {
   }
 
   async save(status: SpoolStatus): Promise<void> {
-    const path = join(this.runDir(status.runId), 'status.json');
-    await writeFile(`${path}.tmp`, `${JSON.stringify(status, null, 2)}\n`);
-    await rename(`${path}.tmp`, path);
+    await writeFileAtomic(join(this.runDir(status.runId), 'status.json'), `${JSON.stringify(status, null, 2)}\n`);
   }
 
   /** Every run whose end the coordinator has not yet acknowledged. */

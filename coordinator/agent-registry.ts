@@ -1,8 +1,9 @@
 // The agents the coordinator knows: their facts, whether they are connected, when they were
 // last seen and which run they are on. Persisted to DIR/agents.json so that `status` after a
 // restart still lists machines that have not reconnected yet.
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 import type { AgentSummary, MachineFacts } from '../shared/protocol/events.ts';
 
 interface AgentEntry {
@@ -31,8 +32,7 @@ export class AgentRegistry {
   }
 
   private async save(): Promise<void> {
-    await writeFile(`${this.file}.tmp`, `${JSON.stringify(this.list(), null, 2)}\n`);
-    await rename(`${this.file}.tmp`, this.file);
+    await writeFileAtomic(this.file, `${JSON.stringify(this.list(), null, 2)}\n`);
   }
 
   /** The connection id of the agent currently connected under `name`, if any. */

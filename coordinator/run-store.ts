@@ -1,8 +1,9 @@
 // The coordinator's runs on disk: DIR/runs/<runId>/ holds plan.json (the exact bytes sent to
 // every machine), run.json (the run's state) and one folder per machine with its raw files.
 // Everything a restarted coordinator needs is read back from here.
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 import { BenchfleetError } from '../shared/errors.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { MachineRunState, RunSummary } from '../shared/protocol/events.ts';
@@ -82,8 +83,6 @@ export class RunStore {
 
   /** Persist `run` atomically (write then rename). */
   async save(run: RunSummary): Promise<void> {
-    const path = join(this.runDir(run.runId), RUN_FILE);
-    await writeFile(`${path}.tmp`, `${JSON.stringify(run, null, 2)}\n`);
-    await rename(`${path}.tmp`, path);
+    await writeFileAtomic(join(this.runDir(run.runId), RUN_FILE), `${JSON.stringify(run, null, 2)}\n`);
   }
 }

@@ -133,11 +133,11 @@ export class Coordinator {
   private async onAgent(socket: AgentSocket): Promise<void> {
     const { name, facts } = socket.data;
     this.agentSockets.set(name, socket);
-    await this.registry.connected(name, facts, socket.id);
+    await this.registry.connected(name, facts, socket.id).catch((error: unknown) => log.error(`could not record that ${name} connected: ${errorMessage(error)}`));
     log.info(`agent ${name} connected (${facts.cpuModel}, ${facts.cores} cores, Node ${facts.node})`);
     socket.on('disconnect', () => {
       if (this.agentSockets.get(name) === socket) this.agentSockets.delete(name);
-      void this.registry.disconnected(name, socket.id);
+      this.registry.disconnected(name, socket.id).catch((error: unknown) => log.error(`could not record that ${name} disconnected: ${errorMessage(error)}`));
       log.info(`agent ${name} disconnected`);
     });
     socket.on('records', (bytes, ack) => {

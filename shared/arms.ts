@@ -17,7 +17,7 @@ export const NATIVE_ARM = 'native';
 export const ARMS: readonly ArmSpec[] = [
   { kind: 'native', name: 'native' },
   ...POOL_KINDS.flatMap((kind) =>
-    WIDTHS.flatMap((width) => DISPATCHES.map((dispatch) => ({ kind, name: `${kind}-${width}-${dispatch}`, width, dispatch }) as ArmSpec)),
+    WIDTHS.flatMap((width) => DISPATCHES.map((dispatch) => ({ kind, name: `${kind}-${width}-${dispatch}`, width, dispatch }))),
   ),
 ];
 

@@ -3,8 +3,9 @@
 // Left out: manifest.json itself, dotfiles (temporary files of writes in progress) and the
 // coordinator's run.json, which is the run's changing state rather than an artifact.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { writeFileAtomic } from '../atomic-file.ts';
 import { BenchfleetError } from '../errors.ts';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -87,9 +88,7 @@ export async function createManifest(dir: string): Promise<Manifest> {
 /** Writes DIR/manifest.json (through a temporary file and a rename) and returns it. */
 export async function writeManifest(dir: string): Promise<Manifest> {
   const manifest = await createManifest(dir);
-  const temporary = join(dir, `.${MANIFEST_FILE}.tmp`);
-  await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(temporary, join(dir, MANIFEST_FILE));
+  await writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }
 

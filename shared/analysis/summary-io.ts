@@ -1,8 +1,7 @@
 // Writing and reading summary files. The text is JSON with two-space indentation and keys in
 // the order the summary builder creates them, so one raw file always gives the same bytes.
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join, basename } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-file.ts';
 import { BenchfleetError } from '../errors.ts';
 import { SUMMARY_FORMAT, SUMMARY_FORMAT_VERSION, type Summary } from './summary-types.ts';
 
@@ -12,10 +11,8 @@ export function serializeSummary(summary: Summary): string {
 
 /** Writes a summary through a temporary file and a rename, so a reader never sees half of one. */
 export async function writeSummary(path: string, summary: Summary): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await writeFile(temporary, serializeSummary(summary));
-    await rename(temporary, path);
+    await writeFileAtomic(path, serializeSummary(summary));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new BenchfleetError('FILE_UNREADABLE', `cannot write the summary ${path}: ${code ?? String(error)}`, { cause: error });

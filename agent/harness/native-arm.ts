@@ -8,7 +8,8 @@ import { endRepeat, startRepeat, type ArmOutcome, type SampleSpec } from './samp
 
 export function runNativeSample(spec: SampleSpec): ArmOutcome {
   const { kernel, jobs } = spec;
-  const instance = instantiateKernel(kernel.module);
+  if (spec.arena) new Uint8Array(spec.arena.buffer).fill(0);
+  const instance = instantiateKernel(kernel.module, spec.arena);
   const exports = instance.exports;
   const { outputPtr } = instance.layout;
   const input = kernel.input;

@@ -1,13 +1,16 @@
 // The workers arms (`workers-W-batched` / `workers-W-unbatched`): a conventional pool, Piscina,
 // with one long-lived context per worker and no reset. Unbatched sends one job per task;
-// batched sends each worker its share of the jobs in one task. Each task carries the input
-// bytes (copied by postMessage, as a conventional user's task would), and the return values and
-// outputs come back in the task's result. The contexts are never reset, so their final state is
-// not compared with the snapshot (checks.states stays 0).
-import { BroadcastChannel } from 'node:worker_threads';
+// batched sends each worker its share of the jobs in one task. Every job reads the same input,
+// so a task carries it as a view of one SharedArrayBuffer, as a user of a conventional pool
+// would pass one large read-only input to many tasks: copying up to 3 MiB into every task
+// would measure memcpy and page faults, and left up to 64 MiB of dead copies per idle worker
+// (V8 collects external memory only past that). The return values and outputs come back in
+// the task's result. The contexts are never reset, so their final state is not compared with
+// the snapshot (checks.states stays 0).
 import { Piscina } from 'piscina';
 import type { RepeatTiming } from '../../shared/records.ts';
-import { RELEASE_CHANNEL, type PiscinaJobResult, type PiscinaJobTask } from './piscina-protocol.ts';
+import { exposeCollector } from './collect.ts';
+import type { PiscinaJobResult, PiscinaJobTask, PiscinaReleaseResult, PiscinaTask } from './piscina-protocol.ts';
 import { SampleChecks } from './sample-checks.ts';
 import { endRepeat, shareOf, startRepeat, type ArmOutcome, type SampleSpec } from './sample-spec.ts';
 import { workerScript } from './worker-script.ts';
@@ -18,17 +21,16 @@ const IDLE_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 export class PiscinaPool {
   readonly width: number;
-  private pool: Piscina<PiscinaJobTask, PiscinaJobResult> | null = null;
-  private readonly releases = new BroadcastChannel(RELEASE_CHANNEL);
+  private pool: Piscina<PiscinaTask, PiscinaJobResult | PiscinaReleaseResult> | null = null;
 
   constructor(width: number) {
     this.width = width;
-    this.releases.unref();
   }
 
   async start(): Promise<void> {
     const script = await workerScript(PISCINA_WORKER);
-    this.pool = new Piscina<PiscinaJobTask, PiscinaJobResult>({
+    exposeCollector();
+    this.pool = new Piscina<PiscinaTask, PiscinaJobResult | PiscinaReleaseResult>({
       filename: script.filename,
       minThreads: this.width,
       maxThreads: this.width,
@@ -37,18 +39,19 @@ export class PiscinaPool {
     });
   }
 
-  run(task: PiscinaJobTask): Promise<PiscinaJobResult> {
+  async run(task: PiscinaJobTask): Promise<PiscinaJobResult> {
     if (!this.pool) throw new Error('PiscinaPool: start() first');
-    return this.pool.run(task);
+    return (await this.pool.run(task)) as PiscinaJobResult;
   }
 
-  /** Tell every worker that the sample `token` is over, so its context can be collected. */
-  release(token: string): void {
-    this.releases.postMessage({ token });
+  /** The sample is over: every worker drops its context and collects, before the next sample starts. */
+  async release(): Promise<void> {
+    const pool = this.pool;
+    if (!pool) return;
+    await Promise.all(Array.from({ length: this.width }, () => pool.run({ type: 'release' })));
   }
 
   async close(): Promise<void> {
-    this.releases.close();
     await this.pool?.destroy();
     this.pool = null;
   }
@@ -69,7 +72,7 @@ function checkResults(spec: SampleSpec, checks: SampleChecks, repeat: number, re
 export async function runPiscinaSample(pool: PiscinaPool, spec: SampleSpec, token: string): Promise<ArmOutcome> {
   if (spec.arm.kind !== 'workers') throw new Error(`runPiscinaSample: ${spec.arm.name} is not a workers arm`);
   const { kernel, jobs } = spec;
-  const task = (count: number): PiscinaJobTask => ({ token, modulePath: kernel.modulePath, moduleSha256: kernel.moduleSha256, input: kernel.input, count });
+  const task = (count: number): PiscinaJobTask => ({ type: 'jobs', token, modulePath: kernel.modulePath, moduleSha256: kernel.moduleSha256, input: kernel.sharedInput, count });
   const counts =
     spec.arm.dispatch === 'batched'
       ? Array.from({ length: pool.width }, (_, i) => shareOf(i, pool.width, jobs)).map(([a, b]) => b - a).filter((n) => n > 0)
@@ -88,7 +91,7 @@ export async function runPiscinaSample(pool: PiscinaPool, spec: SampleSpec, toke
       checkResults(spec, checks, r + 1, results);
     }
   } finally {
-    pool.release(token);
+    await pool.release();
   }
   return { repeats, checks };
 }

@@ -2,14 +2,13 @@
 // what comes back in its return value. Both sides import these types; the worker module itself
 // is never imported by the main thread.
 
-/** Channel on which the pool announces that a sample is over and its contexts can go. */
-export const RELEASE_CHANNEL = 'benchfleet-piscina-release';
-
 export interface PiscinaJobTask {
+  type: 'jobs';
   /** Names the sample; a new token means a new context. */
   token: string;
   modulePath: string;
   moduleSha256: string;
+  /** The job's input, a view of a SharedArrayBuffer: every task shares the one copy. */
   input: Uint8Array;
   /** Jobs in this task: 1 unbatched, the worker's share batched. */
   count: number;
@@ -22,4 +21,19 @@ export interface PiscinaJobResult {
   /** Time inside the kernel call, summed over the task's jobs, nanoseconds. */
   kernelNs: number;
   errors: string[];
+}
+
+/**
+ * The sample is over: drop the context and collect. The pool sends one per worker at once, and
+ * Piscina hands simultaneous tasks to distinct idle workers.
+ */
+export interface PiscinaReleaseTask {
+  type: 'release';
+}
+
+export type PiscinaTask = PiscinaJobTask | PiscinaReleaseTask;
+
+/** What a release task returns: whether the worker had a context to drop. */
+export interface PiscinaReleaseResult {
+  released: boolean;
 }

@@ -20,13 +20,16 @@ export interface PreparedKernel {
   modulePath: string;
   moduleSha256: string;
   input: Uint8Array;
+  /** The same bytes in a SharedArrayBuffer: what the Piscina arm's tasks carry (shared, not copied). */
+  sharedInput: Uint8Array;
   inputSha256: string;
   checker: OutcomeChecker;
   /** Bytes reserved per job for its output: the reference run's output length (at least 8). */
   outputSlotBytes: number;
 }
 
-export function prepareKernel(name: string, plan: Plan): PreparedKernel {
+/** Prepare one kernel; the reference run zeroes and uses `arena` when given (instead of a new memory). */
+export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memory): PreparedKernel {
   const spec = findKernel(name);
   const entry = loadManifest().kernels.find((k) => k.name === name);
   if (!entry) throw new BenchfleetError('CORPUS_MISSING', `kernel "${name}" is not built; run \`npm run build:corpus\``);
@@ -37,11 +40,14 @@ export function prepareKernel(name: string, plan: Plan): PreparedKernel {
   const field = plan.inputSizes?.[name] !== undefined ? `plan.inputSizes.${name}` : `${name}'s default input size`;
   const rejection = spec.validateInput?.(input);
   if (rejection) throw new BenchfleetError('PLAN_INVALID', `${field} (${size} bytes) gives an input ${name} rejects: ${rejection}`);
-  const instance = instantiateKernel(module);
+  if (arena) new Uint8Array(arena.buffer).fill(0);
+  const instance = instantiateKernel(module, arena);
   if (input.length > instance.layout.inputCap) {
     throw new BenchfleetError('PLAN_INVALID', `${field} gives a ${input.length}-byte input; ${name} takes at most ${instance.layout.inputCap}`);
   }
   const checker = new OutcomeChecker(spec.oracle(input));
+  const sharedInput = new Uint8Array(new SharedArrayBuffer(input.length));
+  sharedInput.set(input);
   const reference = runOnce(instance, input);
   const problem = checker.check(reference.returnValue, reference.output);
   // Not fatal: every sample of this kernel will fail its checks and say why, in the records.
@@ -52,13 +58,18 @@ export function prepareKernel(name: string, plan: Plan): PreparedKernel {
     modulePath: join(CORPUS_DIR, entry.file),
     moduleSha256: entry.sha256,
     input,
+    sharedInput,
     inputSha256: sha256Hex(input),
     checker,
     outputSlotBytes: Math.max(8, Math.ceil(reference.output.length / 8) * 8),
   };
 }
 
-/** A new snapshot of the kernel, taken right after instantiation. */
-export function snapshotKernel(kernel: PreparedKernel): KernelSnapshot {
-  return takeSnapshot(kernel.name, instantiateKernel(kernel.module));
+/**
+ * A new snapshot of the kernel, taken right after instantiation — on `arena` zeroed (as good as
+ * a new memory) and into `into` when given, so a run can reuse both from kernel to kernel.
+ */
+export function snapshotKernel(kernel: PreparedKernel, arena?: WebAssembly.Memory, into?: SharedArrayBuffer): KernelSnapshot {
+  if (arena) new Uint8Array(arena.buffer).fill(0);
+  return takeSnapshot(kernel.name, instantiateKernel(kernel.module, arena), into);
 }

@@ -5,11 +5,13 @@
 // the run goes on; a broken pool or worker stops the run (what was written stays valid).
 import { ARMS, parseArm, type ArmSpec } from '../../shared/arms.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
+import { ARENA_BYTES, createArena } from '../../kernels/instance.ts';
 import type { HarnessEvent } from '../../shared/harness-events.ts';
 import type { Plan } from '../../shared/plan.ts';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WARMUP_JOBS, planArms, planKernels } from '../../shared/plan-validate.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { LoadAverage, SampleRecord } from '../../shared/records.ts';
+import { collectGarbage, exposeCollector } from './collect.ts';
 import { defaultMachineName, environmentRecord, loadAverage, type RunIdentity } from './environment.ts';
 import { runNativeSample } from './native-arm.ts';
 import { runPiscinaSample } from './piscina-arm.ts';
@@ -47,6 +49,10 @@ export interface RunSummary {
   timedNs: number;
   /** Wall time of the whole run, ns, from before the first kernel is prepared to after the pools close. */
   wallNs: number;
+  /** Of the wall time: preparing kernels (inputs, oracle expectations, reference runs), ns. */
+  prepareNs: number;
+  /** Of the wall time: starting pools, ns. The rest of the untimed time is per-sample set-up, warm-up, checks and records. */
+  poolStartNs: number;
   /** Worker threads started over the run. */
   threads: number;
   files: string[];
@@ -63,7 +69,11 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
   const started = process.hrtime.bigint();
   const kernels = planKernels(plan);
   const arms = planArms(plan);
-  const prepared = new Map<string, PreparedKernel>(kernels.map((k) => [k, prepareKernel(k, plan)]));
+  // Reused from kernel to kernel: new ones would page-fault 16 MiB per kernel visit.
+  const mainArena = createArena();
+  const snapshotBuffer = new SharedArrayBuffer(ARENA_BYTES);
+  const prepared = new Map<string, PreparedKernel>(kernels.map((k) => [k, prepareKernel(k, plan, mainArena)]));
+  const prepareNs = Number(process.hrtime.bigint() - started);
   const identity: RunIdentity = {
     machine: options.machine ?? defaultMachineName(),
     planSha256: options.planSha256 ?? sha256Hex(JSON.stringify(plan)),
@@ -76,12 +86,14 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
   const pageSize = plan.pageSize ?? DEFAULT_PAGE_SIZE;
   const warmupJobs = plan.warmupJobs ?? DEFAULT_WARMUP_JOBS;
   const armSpecs = new Map(ARMS.map((a) => [a.name, a]));
-  const pools = new PoolSet(options.taskPool);
+  exposeCollector();
+  const taskpoolWidth = Math.max(1, ...arms.map((a) => armSpecs.get(a)).flatMap((a) => (a?.kind === 'taskpool' ? [a.width] : [])));
+  const pools = new PoolSet({ ...options.taskPool, width: taskpoolWidth });
   const writers = new Map<Policy, RecordWriter>();
   const emit = async (event: HarnessEvent): Promise<void> => {
     await options.onEvent?.(event);
   };
-  const summary: RunSummary = { samples: 0, failedSamples: 0, timedNs: 0, wallNs: 0, threads: 0, files: [] };
+  const summary: RunSummary = { samples: 0, failedSamples: 0, timedNs: 0, wallNs: 0, prepareNs, poolStartNs: 0, threads: 0, files: [] };
 
   let roundKey = '';
   let roundLoad: LoadAverage = loadAverage();
@@ -105,7 +117,12 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
       }
       const kernel = prepared.get(slot.kernel) as PreparedKernel;
       const visitKey = `${key}/${slot.policy}/${slot.kernel}`;
-      if (!visit || visit.key !== visitKey) visit = { key: visitKey, snapshot: snapshotKernel(kernel) };
+      if (!visit || visit.key !== visitKey) {
+        // The previous kernel's snapshot, native contexts and buffers go before the next kernel's come.
+        visit = null;
+        collectGarbage();
+        visit = { key: visitKey, snapshot: snapshotKernel(kernel, mainArena, snapshotBuffer) };
+      }
       const spec: SampleSpec = {
         kernel,
         snapshot: visit.snapshot,
@@ -115,6 +132,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
         jobs: plan.jobs,
         repeats: plan.repeats,
         warmupJobs,
+        arena: mainArena,
         ...(options.resetFault ? { fault: options.resetFault } : {}),
       };
       const outcome = await runArm(pools, spec, `${slot.policy}/${slot.round}/${slot.kernel}/${slot.arm}`);
@@ -143,6 +161,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
     }
   } finally {
     summary.threads = pools.threads();
+    summary.poolStartNs = pools.startNs;
     await pools.close();
     for (const w of writers.values()) w.close();
     summary.wallNs = Number(process.hrtime.bigint() - started);

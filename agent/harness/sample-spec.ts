@@ -21,6 +21,8 @@ export interface SampleSpec {
   warmupJobs: number;
   /** A deliberately broken reset for taskpool arms (tests only). */
   fault?: ResetFault;
+  /** An arena the native arm may zero and instantiate on instead of making a new one. */
+  arena?: WebAssembly.Memory;
 }
 
 export interface ArmOutcome {

@@ -35,9 +35,12 @@ export function mutableGlobalsInOrder(instance: KernelInstance): [string, WebAss
   return [...instance.exports.mutableGlobals.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Snapshot a freshly instantiated kernel. */
-export function takeSnapshot(kernel: string, instance: KernelInstance): KernelSnapshot {
-  const arena = new SharedArrayBuffer(ARENA_BYTES);
+/**
+ * Snapshot a freshly instantiated kernel, into `into` when given (an arena-sized buffer whose
+ * earlier snapshot nobody reads any more: the runner reuses one per run).
+ */
+export function takeSnapshot(kernel: string, instance: KernelInstance, into?: SharedArrayBuffer): KernelSnapshot {
+  const arena = into ?? new SharedArrayBuffer(ARENA_BYTES);
   new Uint8Array(arena).set(new Uint8Array(instance.memory.buffer));
   return {
     kernel,
@@ -60,8 +63,9 @@ export interface ResetSource {
   globals: GlobalValue[];
 }
 
-export function privateCopy(snapshot: KernelSnapshot): ResetSource {
-  const arena = new Uint8Array(ARENA_BYTES);
+/** A private copy of the snapshot, written into `into` when given (a thread's earlier copy). */
+export function privateCopy(snapshot: KernelSnapshot, into?: Uint8Array): ResetSource {
+  const arena = into ?? new Uint8Array(ARENA_BYTES);
   arena.set(new Uint8Array(snapshot.arena));
   return { arena, arenaBytes: Buffer.from(arena.buffer, arena.byteOffset, arena.byteLength), globals: snapshot.globals.map((g) => g.value) };
 }

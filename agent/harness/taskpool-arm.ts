@@ -1,5 +1,5 @@
-// The taskpool arms (`taskpool-W-batched` / `taskpool-W-unbatched`): one sample on a started
-// TaskPool of width W. Its contexts are made for the sample (one per worker), warmed up, timed,
+// The taskpool arms (`taskpool-W-batched` / `taskpool-W-unbatched`): one sample on W threads
+// of a started TaskPool. Its contexts are made for the sample (one per worker), warmed up, timed,
 // and checked: every job's outcome, then every context's final state against the snapshot.
 import type { RepeatTiming } from '../../shared/records.ts';
 import { SampleChecks } from './sample-checks.ts';
@@ -11,21 +11,23 @@ export async function runTaskpoolSample(pool: TaskPool, spec: SampleSpec): Promi
   if (spec.arm.kind !== 'taskpool') throw new Error(`runTaskpoolSample: ${spec.arm.name} is not a taskpool arm`);
   const { kernel, jobs } = spec;
   const dispatch = spec.arm.dispatch;
+  const width = spec.arm.width;
   const checks = new SampleChecks();
   const repeats: RepeatTiming[] = [];
   await pool.load({
+    width,
     module: kernel.module,
     snapshot: spec.snapshot,
     policy: spec.policy,
     pageSize: spec.pageSize,
     input: kernel.input,
-    jobCapacity: Math.max(jobs, spec.warmupJobs * pool.width),
+    jobCapacity: Math.max(jobs, spec.warmupJobs * width),
     outputSlotBytes: kernel.outputSlotBytes,
     ...(spec.fault ? { fault: spec.fault } : {}),
   });
   try {
     // Batched warm-up gives every worker exactly warmupJobs operations (and `pages` its learning run).
-    if (spec.warmupJobs > 0) pool.run(spec.warmupJobs * pool.width, 'batched');
+    if (spec.warmupJobs > 0) pool.run(spec.warmupJobs * width, 'batched');
     for (let r = 0; r < spec.repeats; r++) {
       const clock = startRepeat();
       const views = pool.run(jobs, dispatch);

@@ -99,10 +99,12 @@ async function runHere(args: Args): Promise<void> {
     await sendEvent({ type: 'done', samples: summary.samples });
     const timedShare = summary.wallNs > 0 ? summary.timedNs / summary.wallNs : 0;
     if (args.json) {
-      printJson({ outDir: args.out, files: summary.files, samples: summary.samples, failedSamples: summary.failedSamples, wallNs: summary.wallNs, timedNs: summary.timedNs, timedShare });
+      const { files, samples, failedSamples, wallNs, timedNs, prepareNs, poolStartNs, threads } = summary;
+      printJson({ outDir: args.out, files, samples, failedSamples, wallNs, timedNs, timedShare, prepareNs, poolStartNs, threads });
     } else {
       printLine(`${summary.samples} samples in ${summary.files.length} files under ${args.out}${summary.failedSamples ? `; ${summary.failedSamples} FAILED their checks (see "failures")` : ', all checks passed'}`);
-      printLine(`wall ${(summary.wallNs / 1e9).toFixed(1)} s, ${(timedShare * 100).toFixed(1)}% of it inside timed repeats`);
+      const pct = (ns: number): string => `${((ns / summary.wallNs) * 100).toFixed(1)}%`;
+      printLine(`wall ${(summary.wallNs / 1e9).toFixed(1)} s: ${pct(summary.timedNs)} inside timed repeats, ${pct(summary.prepareNs)} preparing kernels, ${pct(summary.poolStartNs)} starting ${summary.threads} pool threads`);
     }
   } catch (error) {
     bar?.finish();

@@ -11,11 +11,17 @@
 // none, at width 1 and 2 alike. So the default spins only when width + 1 (the workers and the
 // pool's own thread) fits in the CPUs this process may use, and otherwise goes straight to
 // Atomics.wait: one wake-up per worker per run, never one per job.
+//
+// A pool's threads can serve smaller widths: a sample loads W of them (the first W), and the
+// others stay parked in their event loops, never woken, holding no context. The harness runs
+// every taskpool width on one pool of the largest width: four pools would keep 15 threads and
+// their reused arenas resident (~24 MiB each) for 8 threads' worth of work.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Dispatch } from '../../../shared/arms.ts';
 import { BenchfleetError } from '../../../shared/errors.ts';
 import type { Policy } from '../../../shared/policies.ts';
+import { exposeCollector } from '../collect.ts';
 import type { ResetFault } from '../reset-policies.ts';
 import type { KernelSnapshot } from '../snapshot.ts';
 import { workerScript } from '../worker-script.ts';
@@ -30,10 +36,12 @@ import {
   createControl,
   createSampleBuffers,
   viewSampleBuffers,
+  type SampleBuffers,
   type SampleViews,
 } from './shared-buffers.ts';
 
 export interface TaskPoolOptions {
+  /** Threads; a sample uses all of them unless its load names fewer. */
   width: number;
   /** How long a worker spins for the next command before it sleeps (default 100 µs if width + 1 threads fit the CPUs, else 0). */
   workerSpinMicros?: number;
@@ -44,6 +52,8 @@ export interface TaskPoolOptions {
 }
 
 export interface TaskPoolLoad {
+  /** Threads this sample runs on (the first `width`; default all). */
+  width?: number;
   module: WebAssembly.Module;
   snapshot: KernelSnapshot;
   policy: Policy;
@@ -73,8 +83,13 @@ export class TaskPool {
   private readonly control = createControl();
   private readonly ctl = new Int32Array(this.control);
   private readonly workers: Worker[] = [];
-  private readonly options: Required<TaskPoolOptions>;
+  private readonly options: TaskPoolOptions & { stallMs: number };
+  /** Threads the loaded sample uses. */
+  private active = 0;
+  private mainSpinMicros = 0;
   private views: SampleViews | null = null;
+  /** The last sample's buffers, reused while they are large enough (new ones cost page faults and garbage in every worker). */
+  private buffers: SampleBuffers | null = null;
   private inputCapacity = 0;
   private broken: Error | null = null;
 
@@ -83,15 +98,20 @@ export class TaskPool {
       throw new BenchfleetError('USAGE', `TaskPool width must be an integer from 1 to ${MAX_WIDTH}, got ${options.width}`);
     }
     this.width = options.width;
-    const fits = options.width + 1 <= availableParallelism();
-    this.options = { workerSpinMicros: fits ? 100 : 0, mainSpinMicros: fits ? 50 : 0, stallMs: 120_000, ...options };
+    this.options = { stallMs: 120_000, ...options };
+  }
+
+  /** Threads of the loaded sample (0 when none is loaded). */
+  get activeWidth(): number {
+    return this.views ? this.active : 0;
   }
 
   /** Start the threads and wait until each has evaluated its module. */
   async start(): Promise<void> {
     const script = await workerScript(TASKPOOL_WORKER);
+    exposeCollector();
     for (let index = 0; index < this.width; index++) {
-      const workerData: WorkerSetup = { index, width: this.width, control: this.control, spinMicros: this.options.workerSpinMicros };
+      const workerData: WorkerSetup = { index, control: this.control };
       const worker = new Worker(script.filename, { workerData, execArgv: script.execArgv });
       worker.on('error', (error) => {
         this.broken ??= error;
@@ -104,11 +124,19 @@ export class TaskPool {
     await Promise.all(this.workers.map((w) => this.expect(w, 'started')));
   }
 
-  /** Give every worker a context of the kernel (with its private snapshot copy) and the sample's buffers. */
+  /** Give each of the sample's workers a context of the kernel (with its private snapshot copy) and the sample's buffers. */
   async load(setup: TaskPoolLoad): Promise<void> {
     if (this.views) throw new Error('TaskPool.load: a sample is already loaded; unload it first');
+    const width = setup.width ?? this.width;
+    if (!Number.isInteger(width) || width < 1 || width > this.width) throw new Error(`TaskPool.load: width ${width} is not between 1 and the pool's ${this.width} threads`);
+    const workers = this.workers.slice(0, width);
+    const fits = width + 1 <= availableParallelism();
+    this.active = width;
+    this.mainSpinMicros = this.options.mainSpinMicros ?? (fits ? 50 : 0);
+    Atomics.store(this.ctl, CONTROL.ACTIVE_WIDTH, width);
+    Atomics.store(this.ctl, CONTROL.SPIN_MICROS, this.options.workerSpinMicros ?? (fits ? 100 : 0));
     this.inputCapacity = Math.max(setup.inputCapacity ?? 0, setup.input.length);
-    const buffers = createSampleBuffers(this.inputCapacity, setup.jobCapacity, setup.outputSlotBytes);
+    const buffers = this.sampleBuffers(this.inputCapacity, setup.jobCapacity, setup.outputSlotBytes);
     const views = viewSampleBuffers(buffers);
     const message: LoadMessage = {
       type: 'load',
@@ -121,17 +149,26 @@ export class TaskPool {
     };
     this.views = views;
     this.setInput(setup.input);
-    const replies = this.workers.map((w) => this.expect(w, 'ready'));
-    for (const w of this.workers) w.postMessage(message);
+    const replies = workers.map((w) => this.expect(w, 'ready'));
+    for (const w of workers) w.postMessage(message);
     const settled = await Promise.allSettled(replies);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) {
       // The workers that did load are in their dispatch loop; stop them before reporting.
-      const loaded = settled.flatMap((r, i) => (r.status === 'fulfilled' ? [this.workers[i] as Worker] : []));
+      const loaded = settled.flatMap((r, i) => (r.status === 'fulfilled' ? [workers[i] as Worker] : []));
       await this.stop(loaded);
       this.views = null;
       throw failed.reason;
     }
+  }
+
+  private sampleBuffers(inputBytes: number, jobs: number, outputSlotBytes: number): SampleBuffers {
+    const old = this.buffers;
+    const input = Math.max(inputBytes, old?.input.byteLength ?? 0);
+    const capacity = Math.max(jobs, old?.jobs ?? 0);
+    const fits = old !== null && old.input.byteLength >= input && old.jobs >= capacity && old.outputs.byteLength >= capacity * outputSlotBytes;
+    this.buffers = fits ? { ...old, outputSlotBytes } : createSampleBuffers(input, capacity, outputSlotBytes);
+    return this.buffers;
   }
 
   /** Replace the input all jobs share (between runs only). */
@@ -165,7 +202,7 @@ export class TaskPool {
   /** Stop the dispatch loops; each worker checks its contexts' final state and releases them. */
   async unload(): Promise<UnloadReport> {
     this.loaded();
-    const reports = await this.stop(this.workers);
+    const reports = await this.stop(this.workers.slice(0, this.active));
     this.views = null;
     return {
       contexts: reports.reduce((n, r) => n + r.contexts, 0),
@@ -191,8 +228,8 @@ export class TaskPool {
 
   private awaitDone(): void {
     const ctl = this.ctl;
-    const width = this.width;
-    const spinUntil = performance.now() + this.options.mainSpinMicros / 1000;
+    const width = this.active;
+    const spinUntil = performance.now() + this.mainSpinMicros / 1000;
     let spins = 0;
     while (Atomics.load(ctl, CONTROL.DONE) !== width) {
       if ((++spins & 63) === 0 && performance.now() > spinUntil) break;
@@ -200,7 +237,7 @@ export class TaskPool {
     for (let done = Atomics.load(ctl, CONTROL.DONE); done !== width; done = Atomics.load(ctl, CONTROL.DONE)) {
       if (Atomics.wait(ctl, CONTROL.DONE, done, this.options.stallMs) === 'timed-out' && Atomics.load(ctl, CONTROL.DONE) === done) {
         const generation = Atomics.load(ctl, CONTROL.GENERATION);
-        const late = this.workers.map((_, i) => i).filter((i) => Atomics.load(ctl, CONTROL.WORKER_DONE + i) !== generation);
+        const late = this.workers.slice(0, width).map((_, i) => i).filter((i) => Atomics.load(ctl, CONTROL.WORKER_DONE + i) !== generation);
         this.broken = new Error(`workers ${late.join(', ')} did not finish within ${this.options.stallMs} ms`);
         throw this.failure('stalled');
       }

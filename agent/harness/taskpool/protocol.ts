@@ -9,10 +9,7 @@ import type { SampleBuffers } from './shared-buffers.ts';
 /** workerData of every TaskPool thread. */
 export interface WorkerSetup {
   index: number;
-  width: number;
   control: SharedArrayBuffer;
-  /** How long a worker spins on the generation counter before it sleeps, microseconds. */
-  spinMicros: number;
 }
 
 /** Create this sample's contexts, then serve commands from the control block until STOP. */

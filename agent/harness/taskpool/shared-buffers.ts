@@ -12,6 +12,10 @@ export const CONTROL = {
   /** DISPATCH_BATCHED or DISPATCH_UNBATCHED. */
   MODE: 18,
   INPUT_LENGTH: 19,
+  /** Workers in the loaded sample: the first ACTIVE_WIDTH threads; the rest are not loaded. */
+  ACTIVE_WIDTH: 20,
+  /** How long a worker spins on GENERATION before Atomics.wait, microseconds. */
+  SPIN_MICROS: 21,
   /** Unbatched workers claim job indices from here with Atomics.add. */
   NEXT_JOB: 32,
   /** Workers done with the current generation; the last one notifies the pool. */

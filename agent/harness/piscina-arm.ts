@@ -80,8 +80,9 @@ export async function runPiscinaSample(pool: PiscinaPool, spec: SampleSpec, toke
   const checks = new SampleChecks();
   const repeats: RepeatTiming[] = [];
   try {
-    // One warm-up task per worker: Piscina hands a task to each idle worker, so every context is made and warmed.
-    if (spec.warmupJobs > 0) await Promise.all(Array.from({ length: pool.width }, () => pool.run(task(spec.warmupJobs))));
+    // One warm-up task per worker, even of 0 jobs: Piscina hands simultaneous tasks to distinct
+    // idle workers, so every context is made (and warmed) before the timed repeats.
+    await Promise.all(Array.from({ length: pool.width }, () => pool.run(task(spec.warmupJobs))));
     for (let r = 0; r < spec.repeats; r++) {
       const clock = startRepeat();
       const results = await Promise.all(counts.map((n) => pool.run(task(n))));

@@ -204,7 +204,11 @@ export class Agent {
       this.runs.delete(run.status.runId);
       return;
     }
-    if (run.streamer.unacknowledged() > 0) return;
+    if (run.streamer.unacknowledged() > 0) {
+      // A flush that failed while connected (a refused batch, an answer that never came) is retried.
+      setTimeout(() => void this.pump(run), 1000).unref();
+      return;
+    }
     try {
       const ack = await request<AgentToCoordinator, 'run:finished'>(socket, 30_000, 'run:finished', finished);
       if (!ack.ok) {

@@ -119,6 +119,6 @@ export class RecordStreamer {
     }
     this.synced = true;
     const behind = [...this.pending.values()].reduce((n, p) => n + p.length, 0);
-    if (behind > 0) log.info(`run ${this.runId}: resending ${behind} unacknowledged lines`);
+    if (behind > 0) log.info(`run ${this.runId}: sending ${behind} unacknowledged lines from the spool`);
   }
 }

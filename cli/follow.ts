@@ -1,5 +1,6 @@
 // Following a run live: per-machine progress (bars redrawn in place on a terminal, a line per
 // change of state or tenth of progress otherwise), ending with the run's report.
+import { BenchfleetError } from '../shared/errors.ts';
 import type { RunSummary } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../shared/protocol/events.ts';
@@ -37,14 +38,16 @@ export async function followRun(socket: ControlSocket, runId: string, out: NodeJ
       out.write(`${name}: ${m.state} ${m.done}/${m.total} samples${m.message ? ` (${m.message})` : ''}\n`);
     }
   };
+  let latest: RunSummary | null = null;
+  const onUpdate = (run: RunSummary): void => {
+    if (run.runId !== runId) return;
+    latest = run;
+    render(run);
+  };
+  let onReport: (report: { runId: string; markdown: string; dir: string }) => void = () => undefined;
+  let onDisconnect: () => void = () => undefined;
   const finished = new Promise<FollowResult>((resolve, reject) => {
-    let latest: RunSummary | null = null;
-    socket.on('run:update', (run) => {
-      if (run.runId !== runId) return;
-      latest = run;
-      render(run);
-    });
-    socket.on('run:report', (report) => {
+    onReport = (report) => {
       if (report.runId !== runId) return;
       void request<ControlToCoordinator, 'status'>(socket, 10_000, 'status')
         .then((s) => {
@@ -54,10 +57,20 @@ export async function followRun(socket: ControlSocket, runId: string, out: NodeJ
           resolve({ run, markdown: report.markdown, dir: report.dir });
         })
         .catch(reject);
-    });
-    socket.on('disconnect', () => reject(new Error('lost the connection to the coordinator while following; `benchfleet status` shows where the run stands')));
+    };
+    onDisconnect = () => reject(new BenchfleetError('CONNECTION', 'lost the connection to the coordinator while following; `benchfleet status` shows where the run stands'));
   });
+  socket.on('run:update', onUpdate);
+  socket.on('run:report', onReport);
+  socket.on('disconnect', onDisconnect);
   const current = unwrap(await request<ControlToCoordinator, 'run:follow'>(socket, 10_000, 'run:follow', runId));
   render(current);
-  return finished;
+  try {
+    return await finished;
+  } finally {
+    // A series is followed run after run on one connection: leave no listener behind.
+    socket.off('run:update', onUpdate);
+    socket.off('run:report', onReport);
+    socket.off('disconnect', onDisconnect);
+  }
 }

@@ -61,7 +61,8 @@ export class RunStore {
     return this.runs.has(runId);
   }
 
-  async create(planText: string, planSha256: string, machines: readonly string[]): Promise<RunSummary> {
+  /** A new run folder; `after` queues it behind another run of a series. */
+  async create(planText: string, planSha256: string, machines: readonly string[], after: string | null = null): Promise<RunSummary> {
     const runId = newRunId();
     const dir = this.runDir(runId);
     await mkdir(dir, { recursive: true });
@@ -71,7 +72,7 @@ export class RunStore {
       await mkdir(join(dir, m), { recursive: true });
       machineStates[m] = { state: 'assigned', done: 0, total: 0, lines: {}, message: null };
     }
-    const run: RunSummary = { runId, state: 'running', createdAt: new Date().toISOString(), planSha256, machines: machineStates };
+    const run: RunSummary = { runId, state: after ? 'queued' : 'running', after, createdAt: new Date().toISOString(), planSha256, machines: machineStates };
     this.runs.set(runId, run);
     await this.save(run);
     return run;

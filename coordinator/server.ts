@@ -88,8 +88,12 @@ export class Coordinator {
       http.once('error', reject);
       http.listen(this.options.port, this.options.host, () => resolve());
     });
-    // Runs whose machines all finished while the coordinator was down to the last ack.
-    for (const run of this.store.list()) if (run.state === 'running') this.maybeFinalize(run);
+    // Runs whose machines all finished while the coordinator was down to the last ack, and
+    // queued runs whose predecessor ended while it was down.
+    for (const run of this.store.list()) {
+      if (run.state === 'running') this.maybeFinalize(run);
+      else if (run.state === 'queued' && run.after && TERMINAL.has(this.store.get(run.after).state)) void this.startQueuedAfter(run.after);
+    }
     const scheme = this.options.tls ? 'https' : 'http';
     return `${scheme}://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}`;
   }
@@ -127,13 +131,15 @@ export class Coordinator {
         next(new Error(errorMessage(error)));
       }
     });
-    ns.on('connection', (socket) => void this.onAgent(socket));
+    ns.on('connection', (socket) => this.onAgent(socket));
   }
 
-  private async onAgent(socket: AgentSocket): Promise<void> {
+  private onAgent(socket: AgentSocket): void {
     const { name, facts } = socket.data;
     this.agentSockets.set(name, socket);
-    await this.registry.connected(name, facts, socket.id).catch((error: unknown) => log.error(`could not record that ${name} connected: ${errorMessage(error)}`));
+    // Listeners are attached before anything is awaited: an agent sends `run:resume` the moment it
+    // connects, and socket.io drops events that arrive while no listener is attached.
+    this.registry.connected(name, facts, socket.id).catch((error: unknown) => log.error(`could not record that ${name} connected: ${errorMessage(error)}`));
     log.info(`agent ${name} connected (${facts.cpuModel}, ${facts.cores} cores, Node ${facts.node})`);
     socket.on('disconnect', () => {
       if (this.agentSockets.get(name) === socket) this.agentSockets.delete(name);
@@ -220,7 +226,12 @@ export class Coordinator {
     if (!TERMINAL.has(m.state)) {
       m.state = run.state === 'cancelled' ? 'cancelled' : finished.status;
       m.message = finished.message ?? null;
-      if (m.state === 'completed') m.done = m.total;
+      if (m.state === 'completed') {
+        // Progress messages are not persisted; after a coordinator restart the counts come from the files.
+        const samples = Object.values(m.lines).reduce((n, lines) => n + Math.max(0, lines - 1), 0);
+        m.done = samples;
+        m.total = Math.max(m.total, samples);
+      }
     }
     this.registry.setRun(machine, null);
     await this.store.save(run);
@@ -244,6 +255,7 @@ export class Coordinator {
       }
       this.broadcast(run);
       await this.sendReport(run.runId);
+      await this.startQueuedAfter(run.runId);
     })();
     this.finalizing.set(run.runId, task);
   }
@@ -296,7 +308,7 @@ export class Coordinator {
     });
   }
 
-  private async startRun(rawRequest: unknown): Promise<{ runId: string; planSha256: string }> {
+  private async startRun(rawRequest: unknown): Promise<{ runId: string; runIds: string[]; planSha256: string }> {
     const request = validateStartRequest(rawRequest);
     let planJson: unknown;
     try {
@@ -313,17 +325,29 @@ export class Coordinator {
     const busy = machines.filter((m) => this.registry.list().find((a) => a.name === m)?.runId);
     if (busy.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `busy machine${busy.length > 1 ? 's' : ''}: ${busy.join(', ')}; wait for their runs or cancel them`);
     const planSha256 = createHash('sha256').update(request.planText).digest('hex');
-    const run = await this.store.create(request.planText, planSha256, machines);
-    log.info(`run ${run.runId}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
+    const runIds: string[] = [];
+    let first: RunSummary | null = null;
+    for (let i = 0; i < request.runs; i++) {
+      const run = await this.store.create(request.planText, planSha256, machines, runIds.at(-1) ?? null);
+      first ??= run;
+      runIds.push(run.runId);
+    }
+    if (!first) throw new BenchfleetError('USAGE', 'no run to start');
+    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
+    await this.assignRun(first, request.planText);
+    return { runId: first.runId, runIds, planSha256 };
+  }
+
+  /** Send a run's plan to each of its machines; a machine that cannot take it fails in the run. */
+  private async assignRun(run: RunSummary, planText: string): Promise<void> {
+    run.state = 'running';
     const timeout = this.options.assignTimeoutMs ?? 15_000;
     await Promise.all(
-      machines.map(async (machine) => {
-        const m = run.machines[machine];
+      Object.entries(run.machines).map(async ([machine, m]) => {
         const socket = this.agentSockets.get(machine);
-        if (!m) return;
         try {
-          if (!socket) throw new Error('went offline');
-          const result = await socket.timeout(timeout).emitWithAck('run:assign', { runId: run.runId, machine, planText: request.planText, planSha256 });
+          if (!socket) throw new Error(`${machine} is offline`);
+          const result = await socket.timeout(timeout).emitWithAck('run:assign', { runId: run.runId, machine, planText, planSha256: run.planSha256 });
           if (!result.ok) throw new Error(result.error);
           this.registry.setRun(machine, run.runId);
         } catch (error) {
@@ -333,13 +357,24 @@ export class Coordinator {
       }),
     );
     await this.store.save(run);
+    this.broadcast(run);
     this.maybeFinalize(run);
-    return { runId: run.runId, planSha256 };
+  }
+
+  /** Start the queued run of a series that waits for `runId`, if any. */
+  private async startQueuedAfter(runId: string): Promise<void> {
+    const next = this.store.list().find((r) => r.state === 'queued' && r.after === runId);
+    if (!next) return;
+    log.info(`run ${next.runId}: starting, next in its series after ${runId}`);
+    await this.assignRun(next, await this.store.planText(next.runId));
   }
 
   private async cancelRun(runId: string): Promise<RunSummary> {
     const run = this.store.get(runId);
     if (TERMINAL.has(run.state)) return run;
+    // Cancelling one run of a series cancels the queued runs behind it too.
+    const queuedBehind = this.store.list().find((r) => r.state === 'queued' && r.after === runId);
+    if (queuedBehind) await this.cancelRun(queuedBehind.runId);
     run.state = 'cancelled';
     for (const [machine, m] of Object.entries(run.machines)) {
       if (TERMINAL.has(m.state)) continue;

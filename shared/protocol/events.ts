@@ -117,7 +117,10 @@ export interface MachineRunState {
 
 export interface RunSummary {
   runId: string;
-  state: 'running' | 'completed' | 'failed' | 'cancelled';
+  /** queued: one of a series (`run --runs K`) waiting for the run named by `after`. */
+  state: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  /** The run this one starts after, in a series of back-to-back runs; null for the first. */
+  after?: string | null;
   createdAt: string;
   planSha256: string;
   machines: Record<string, MachineRunState>;
@@ -129,7 +132,8 @@ export interface RunFile {
 }
 
 export type ControlToCoordinator = {
-  'run:start': (request: { planText: string; machines: string[] }, ack: (result: Ack<{ runId: string; planSha256: string }>) => void) => void;
+  /** Start `runs` (default 1) back-to-back runs of one plan; the first starts now, the rest are queued. */
+  'run:start': (request: { planText: string; machines: string[]; runs?: number }, ack: (result: Ack<{ runId: string; runIds: string[]; planSha256: string }>) => void) => void;
   'status': (ack: (result: Ack<{ agents: AgentSummary[]; runs: RunSummary[] }>) => void) => void;
   'run:follow': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
   'run:cancel': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;

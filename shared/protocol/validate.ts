@@ -128,10 +128,15 @@ export function validateFinished(value: unknown): RunFinished {
   return { runId: validateRunId(o['runId'], 'finished.runId'), status, lines, ...(message !== undefined ? { message } : {}) };
 }
 
-export function validateStartRequest(value: unknown): { planText: string; machines: string[] } {
+/** Most back-to-back runs one request may queue. */
+export const MAX_SERIES_RUNS = 100;
+
+export function validateStartRequest(value: unknown): { planText: string; machines: string[]; runs: number } {
   const o = obj(value, 'request');
   const planText = str(o, 'planText', 'request', 1 << 20);
   const machines = o['machines'];
   if (!Array.isArray(machines) || machines.length === 0 || !machines.every((m) => typeof m === 'string')) fail('request.machines', 'must name at least one machine');
-  return { planText, machines: machines };
+  const runs = o['runs'] === undefined ? 1 : int(o, 'runs', 'request', 1);
+  if (runs > MAX_SERIES_RUNS) fail('request.runs', `must be at most ${MAX_SERIES_RUNS}`);
+  return { planText, machines, runs };
 }

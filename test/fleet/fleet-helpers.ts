@@ -37,7 +37,7 @@ export interface Fleet {
 export async function createFleet(): Promise<Fleet> {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-fleet-'));
   const token = randomBytes(16).toString('hex');
-  const env = { BENCHFLEET_TOKEN: token, BENCHFLEET_LOCK_FILE: join(dir, 'timing.lock'), BENCHFLEET_LOG: 'info' };
+  const env = { BENCHFLEET_TOKEN: token, BENCHFLEET_LOCK_FILE: join(dir, 'timing.lock'), BENCHFLEET_LOG: 'debug' };
   const agents: Proc[] = [];
   const fleet: Fleet = {
     dir,
@@ -47,13 +47,13 @@ export async function createFleet(): Promise<Fleet> {
     url: '',
     port: 0,
     async startCoordinator(port = 0) {
-      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `127.0.0.1:${port}`, '--data', join(dir, 'coordinator')], env);
+      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `127.0.0.1:${port}`, '--data', join(dir, 'coordinator')], env, join(dir, 'coordinator.log'));
       const match = await fleet.coordinator.waitFor(/listening on (http:\/\/127\.0\.0\.1:(\d+))/);
       fleet.url = match[1] as string;
       fleet.port = Number(match[2]);
     },
     async startAgent(name, coordinatorUrl = fleet.url) {
-      const agent = startBenchfleet(['agent', '--coordinator', coordinatorUrl, '--name', name, '--state', join(dir, 'agents', name)], env);
+      const agent = startBenchfleet(['agent', '--coordinator', coordinatorUrl, '--name', name, '--state', join(dir, 'agents', name)], env, join(dir, `agent-${name}.log`));
       agents.push(agent);
       await agent.waitFor(/connected to .* as /);
       return agent;

@@ -7,10 +7,14 @@ import { join } from 'node:path';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { createFleet, plannedSamples, readJsonLines, sha256, SMALL_PLAN, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 import { verifyManifest } from '../../shared/analysis/manifest.ts';
+import { request } from '../../shared/protocol/request.ts';
+import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 
 let fleet: Fleet;
 before(async () => {
   fleet = await createFleet();
+  await fleet.startAgent('local-a');
+  await fleet.startAgent('local-b');
 });
 after(async () => {
   await fleet.stopAll();
@@ -36,8 +40,6 @@ async function assertComplete(runId: string, machine: string, plan: typeof SMALL
 }
 
 test('a coordinator and two agents complete a small run with identical plans, summaries, report and a manifest that verifies', async () => {
-  await fleet.startAgent('local-a');
-  await fleet.startAgent('local-b');
   const socket = await fleet.control();
   const { runId, planSha256, planText } = await startRun(socket, SMALL_PLAN, ['local-a', 'local-b']);
   socket.close();
@@ -98,4 +100,24 @@ test('an agent that loses its connection for a while still delivers every sample
   } finally {
     await proxy.close();
   }
+});
+
+test('--runs 2 queues a second run that starts only after the first has finished', async () => {
+  const plan = { ...SMALL_PLAN, rounds: 1, policies: ['whole'] };
+  const socket = await fleet.control();
+  const planText = `${JSON.stringify(plan)}\n`;
+  const started = await request<ControlToCoordinator, 'run:start'>(socket, 30_000, 'run:start', { planText, machines: ['local-a'], runs: 2 });
+  socket.close();
+  assert.equal(started.ok, true);
+  const { runIds } = started.ok ? started.value : { runIds: [] };
+  assert.equal(runIds.length, 2);
+  const [first, second] = runIds as [string, string];
+  assert.equal((await waitForRun(fleet, first)).state, 'completed');
+  const secondRun = await waitForRun(fleet, second);
+  assert.equal(secondRun.state, 'completed');
+  assert.equal(secondRun.after, first);
+  const runsDir = join(fleet.dir, 'coordinator', 'runs');
+  const firstDone = (await stat(join(runsDir, first, 'manifest.json'))).mtimeMs;
+  const secondStart = Date.parse(String((await readJsonLines(join(runsDir, second, 'local-a', 'whole.jsonl')))[0]?.['startedAt']));
+  assert.ok(secondStart >= firstDone - 5, `second run started ${secondStart - firstDone} ms after the first finished`);
 });

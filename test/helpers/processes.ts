@@ -1,6 +1,7 @@
 // Real benchfleet processes for tests: a coordinator or an agent as a child process of the test,
 // with its output collected, a way to wait for a line, and a clean (or brutal) stop.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/benchfleet.js', import.meta.url));
@@ -13,12 +14,14 @@ export interface Proc {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function startBenchfleet(args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+/** Start `benchfleet ARGS`; with `logFile`, everything it prints is also appended there (kept for diagnosis). */
+export function startBenchfleet(args: string[], env: NodeJS.ProcessEnv = {}, logFile?: string): Proc {
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const waiters: (() => void)[] = [];
   const onData = (chunk: Buffer): void => {
     text += chunk.toString();
+    if (logFile) appendFileSync(logFile, chunk);
     for (const w of waiters.splice(0)) w();
   };
   child.stdout?.on('data', onData);

@@ -25,9 +25,18 @@ export interface AgentOptions extends IsolationOptions {
   stateDir: string;
   /** CA certificate(s) to trust for a TLS coordinator with a private certificate. */
   ca?: Buffer;
+  /** Wait before each run until the 1-minute load average is below this (at most maxLoadWaitSeconds). */
+  maxLoad?: number;
+  maxLoadWaitSeconds?: number;
   /** Called with one line for the terminal (connection changes, runs). */
   onStatus?: (line: string) => void;
 }
+
+/**
+ * How long the harness waits after each sample for the agent to stream it. On a healthy link the
+ * agent answers within a round trip; the limit bounds the cost of a slow or dead coordinator.
+ */
+export const QUIET_WINDOW_MS = 1000;
 
 interface ActiveRun {
   status: SpoolStatus;
@@ -149,7 +158,11 @@ export class Agent {
 
   private startHarness(run: ActiveRun): void {
     const { runId } = run.status;
-    const args = ['harness', '--plan', this.spool.planPath(runId), '--out', this.spool.outDir(runId), '--machine', this.options.name];
+    const args = [
+      'harness', '--plan', this.spool.planPath(runId), '--out', this.spool.outDir(runId), '--machine', this.options.name,
+      '--ipc-pause-ms', String(QUIET_WINDOW_MS),
+      ...(this.options.maxLoad !== undefined ? ['--max-load', String(this.options.maxLoad), '--max-load-wait', String(this.options.maxLoadWaitSeconds ?? 900)] : []),
+    ];
     const [file, argv] = isolatedCommand(args, this.options);
     const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     run.child = child;
@@ -162,7 +175,12 @@ export class Agent {
       if (!isHarnessEvent(message)) return;
       if (message.type === 'record') {
         run.streamer.add(message.policy, message.seq, message.line);
-        void run.streamer.flush();
+      } else if (message.type === 'quiet') {
+        // Nothing is being timed until we answer: send now, then let the harness go on.
+        const resume = (): void => {
+          if (child.connected) child.send({ type: 'resume' });
+        };
+        void Promise.race([run.streamer.flush(), new Promise((r) => setTimeout(r, QUIET_WINDOW_MS - 50))]).then(resume, resume);
       } else if (message.type === 'progress') {
         if (this.socket?.connected) this.socket.emit('run:progress', { runId, done: message.done, total: message.total });
       } else {

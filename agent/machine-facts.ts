@@ -1,22 +1,12 @@
 // What an agent tells the coordinator about its machine when it connects.
-import { readFileSync } from 'node:fs';
-import { cpus, loadavg, release } from 'node:os';
+import { cpus, release } from 'node:os';
 import { loadManifest } from '../kernels/corpus.ts';
 import type { MachineFacts } from '../shared/protocol/events.ts';
+import { loadAverage, readGovernor } from './harness/environment.ts';
 import { harnessSourceSha256 } from './harness/source-hash.ts';
-
-/** The CPU frequency governor (Linux), or null where it cannot be read. */
-export function readGovernor(): string | null {
-  try {
-    return readFileSync('/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor', 'utf8').trim() || null;
-  } catch {
-    return null;
-  }
-}
 
 export function machineFacts(): MachineFacts {
   const cpuList = cpus();
-  const [l1 = 0, l5 = 0, l15 = 0] = loadavg();
   const corpus: Record<string, string> = {};
   for (const k of loadManifest().kernels) corpus[k.name] = k.sha256;
   return {
@@ -28,7 +18,7 @@ export function machineFacts(): MachineFacts {
     node: process.versions.node,
     v8: process.versions.v8,
     governor: readGovernor(),
-    loadAverage: [l1, l5, l15],
+    loadAverage: loadAverage(),
     harnessSha256: harnessSourceSha256(),
     corpus,
   };

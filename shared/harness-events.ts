@@ -32,7 +32,24 @@ export interface HarnessFailedEvent {
   message: string;
 }
 
-export type HarnessEvent = HarnessRecordEvent | HarnessProgressEvent | HarnessDoneEvent | HarnessFailedEvent;
+/**
+ * Sent (with --ipc-pause-ms) after each sample's record and progress events: nothing is being
+ * timed, and the harness waits for a HarnessResumeMessage, or the stated pause, before it goes on.
+ */
+export interface HarnessQuietEvent {
+  type: 'quiet';
+}
+
+export type HarnessEvent = HarnessRecordEvent | HarnessProgressEvent | HarnessDoneEvent | HarnessFailedEvent | HarnessQuietEvent;
+
+/** From the parent to the harness: it has sent what it wanted to send; the run may go on. */
+export interface HarnessResumeMessage {
+  type: 'resume';
+}
+
+export function isResumeMessage(value: unknown): value is HarnessResumeMessage {
+  return typeof value === 'object' && value !== null && (value as Record<string, unknown>)['type'] === 'resume';
+}
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
@@ -51,6 +68,8 @@ export function isHarnessEvent(value: unknown): value is HarnessEvent {
       return isCount(m['samples']);
     case 'failed':
       return typeof m['message'] === 'string';
+    case 'quiet':
+      return true;
     default:
       return false;
   }

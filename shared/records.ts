@@ -7,6 +7,18 @@ export const RECORD_FORMAT_VERSION = 1;
 
 export type LoadAverage = [number, number, number];
 
+/** How long the harness waited for the one-minute load average to fall below `maxLoad` (--max-load). */
+export interface LoadWait {
+  maxLoad: number;
+  /** The stated time limit of the wait, seconds. */
+  limitSeconds: number;
+  waitedMs: number;
+  /** True when the limit ran out and the run started anyway. */
+  timedOut: boolean;
+  /** One-minute load average when the wait ended. */
+  loadAtStart: number;
+}
+
 export interface EnvironmentRecord {
   type: 'environment';
   formatVersion: 1;
@@ -21,6 +33,8 @@ export interface EnvironmentRecord {
   cpu: { model: string; count: number; governor: string | null };
   /** 1, 5 and 15 minute load averages when the run started. */
   loadAverage: LoadAverage;
+  /** The wait for a quiet machine before the run (--max-load), or null when none was asked for. */
+  loadWait: LoadWait | null;
   /** CPUs the harness is pinned to (Linux taskset list), or null when not pinned. */
   affinity: number[] | null;
   niceness: number;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, getPriority, hostname, loadavg, release } from 'node:os';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
-import { RECORD_FORMAT_VERSION, type EnvironmentRecord, type LoadAverage } from '../../shared/records.ts';
+import { RECORD_FORMAT_VERSION, type EnvironmentRecord, type LoadAverage, type LoadWait } from '../../shared/records.ts';
 import { DEFAULT_PAGE_SIZE } from '../../shared/plan-validate.ts';
 
 /** What is the same in every policy's environment row of one run. */
@@ -15,6 +15,7 @@ export interface RunIdentity {
   harnessSha256: string;
   corpus: Record<string, string>;
   inputs: Record<string, string>;
+  loadWait: LoadWait | null;
 }
 
 export function defaultMachineName(): string {
@@ -87,6 +88,7 @@ export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdent
     os: { platform: process.platform, release: release(), arch: process.arch },
     cpu: { model: cpuList[0]?.model.trim() ?? 'unknown', count: cpuList.length, governor: readGovernor() },
     loadAverage: loadAverage(),
+    loadWait: identity.loadWait,
     affinity: readAffinity(),
     niceness: getPriority(),
     heapCapMb: readHeapCapMb(),

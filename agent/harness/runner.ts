@@ -10,7 +10,7 @@ import type { HarnessEvent } from '../../shared/harness-events.ts';
 import type { Plan } from '../../shared/plan.ts';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WARMUP_JOBS, planArms, planKernels } from '../../shared/plan-validate.ts';
 import type { Policy } from '../../shared/policies.ts';
-import type { LoadAverage, SampleRecord } from '../../shared/records.ts';
+import type { LoadAverage, LoadWait, SampleRecord } from '../../shared/records.ts';
 import { collectGarbage, exposeCollector } from './collect.ts';
 import { defaultMachineName, environmentRecord, loadAverage, type RunIdentity } from './environment.ts';
 import { runNativeSample } from './native-arm.ts';
@@ -40,6 +40,13 @@ export interface RunOptions {
   taskPool?: Omit<TaskPoolOptions, 'width'>;
   /** A deliberately broken reset for every taskpool context (tests only). */
   resetFault?: ResetFault;
+  /** The wait for a quiet machine that preceded the run, recorded in the environment rows. */
+  loadWait?: LoadWait;
+  /**
+   * Awaited after each sample's events, before the next sample starts: the parent (the agent)
+   * streams while nothing is being timed, then lets the run go on.
+   */
+  onQuiet?: () => Promise<void>;
 }
 
 export interface RunSummary {
@@ -80,6 +87,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
     harnessSha256: harnessSourceSha256(),
     corpus: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.moduleSha256])),
     inputs: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.inputSha256])),
+    loadWait: options.loadWait ?? null,
   };
   prepareOutputDir(options.outDir);
   const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });
@@ -157,6 +165,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
       for (const r of record.repeats) summary.timedNs += r.wallNs;
       await emit({ type: 'record', policy: slot.policy, seq: record.seq, line });
       await emit({ type: 'progress', done: summary.samples, total: slots.length });
+      await options.onQuiet?.();
       options.onSample?.(summary.samples, slots.length, slot, record.ok);
     }
   } finally {

@@ -13,7 +13,9 @@ import { runPlan } from '../../agent/harness/runner.ts';
 import { acquireTimingLock, describeHolder, LOCK_HELD_BY_ENV } from '../../agent/harness/timing-lock.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
-import type { HarnessEvent } from '../../shared/harness-events.ts';
+import { isResumeMessage, type HarnessEvent } from '../../shared/harness-events.ts';
+import type { LoadWait } from '../../shared/records.ts';
+import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { printJson, printLine } from '../output.ts';
 import { readInputFile } from '../read-input.ts';
@@ -25,7 +27,37 @@ interface Args {
   cpus: string | undefined;
   nice: number | undefined;
   'heap-mb': number | undefined;
+  'max-load': number | undefined;
+  'max-load-wait': number;
+  'ipc-pause-ms': number;
   json: boolean;
+}
+
+/**
+ * After each sample: tell the parent that nothing is being timed and wait until it says resume
+ * (it has streamed what it had), or `limitMs` at most, so a silent parent cannot stall the run.
+ */
+function quietWindow(limitMs: number): (() => Promise<void>) | undefined {
+  if (limitMs <= 0 || typeof process.send !== 'function') return undefined;
+  return async () => {
+    if (!process.connected) return;
+    let onMessage: (message: unknown) => void = () => undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const resumed = new Promise<void>((resolve) => {
+      onMessage = (message) => {
+        if (isResumeMessage(message)) resolve();
+      };
+      timer = setTimeout(resolve, limitMs);
+      process.on('message', onMessage);
+    });
+    try {
+      await sendEvent({ type: 'quiet' });
+      await resumed;
+    } finally {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+    }
+  };
 }
 
 /** Send one event to the parent and wait until it has been handed to the channel. */
@@ -40,11 +72,23 @@ function sendEvent(event: HarnessEvent): Promise<void> {
 /** Run this same command in a child under taskset/nice/heap cap; forward its events and signals. */
 async function reexecute(args: Args, isolation: IsolationOptions): Promise<void> {
   checkIsolation(isolation);
-  const childArgs = ['harness', '--plan', args.plan, '--out', args.out, ...(args.machine ? ['--machine', args.machine] : []), ...(args.json ? ['--json'] : [])];
+  const childArgs = [
+    'harness', '--plan', args.plan, '--out', args.out,
+    ...(args.machine ? ['--machine', args.machine] : []),
+    ...(args['max-load'] !== undefined ? ['--max-load', String(args['max-load']), '--max-load-wait', String(args['max-load-wait'])] : []),
+    '--ipc-pause-ms', String(args['ipc-pause-ms']),
+    ...(args.json ? ['--json'] : []),
+  ];
   const [file, argv] = isolatedCommand(childArgs, isolation);
   const ipc = typeof process.send === 'function';
   const child = spawn(file, argv, { stdio: ['inherit', 'inherit', 'inherit', ...(ipc ? (['ipc'] as const) : [])] });
-  if (ipc) child.on('message', (message: unknown) => process.send?.(message));
+  if (ipc) {
+    // Events go up, resume messages come down.
+    child.on('message', (message: unknown) => process.send?.(message));
+    process.on('message', (message: unknown) => {
+      if (child.connected) child.send(message as object);
+    });
+  }
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };
@@ -78,6 +122,17 @@ async function runHere(args: Args): Promise<void> {
     what: `harness --plan ${args.plan}`,
     onWait: (holder) => process.stderr.write(`waiting for the timing lock held by ${describeHolder(holder)}\n`),
   });
+  let loadWait: LoadWait | undefined;
+  if (args['max-load'] !== undefined) {
+    if (!(args['max-load'] > 0)) throw new BenchfleetError('USAGE', `--max-load must be a positive load average, got ${args['max-load']}`);
+    if (!(args['max-load-wait'] >= 0)) throw new BenchfleetError('USAGE', `--max-load-wait must be a number of seconds >= 0, got ${args['max-load-wait']}`);
+    loadWait = await waitForLoad({
+      maxLoad: args['max-load'],
+      limitSeconds: args['max-load-wait'],
+      onWait: (load) => process.stderr.write(`waiting for the 1-minute load average (${load.toFixed(2)}) to fall below ${args['max-load']} (at most ${args['max-load-wait']} s)\n`),
+    });
+    if (loadWait.timedOut) process.stderr.write(`the load average stayed at or above ${loadWait.maxLoad} for ${args['max-load-wait']} s; starting anyway (recorded in the environment rows)\n`);
+  }
   const bar = args.json ? null : createProgressBar();
   const interrupted = (signal: NodeJS.Signals): void => {
     bar?.finish();
@@ -93,6 +148,8 @@ async function runHere(args: Args): Promise<void> {
       ...(args.machine ? { machine: args.machine } : {}),
       planSha256: sha256Hex(bytes),
       onEvent: sendEvent,
+      ...(loadWait ? { loadWait } : {}),
+      ...(quietWindow(args['ipc-pause-ms']) ? { onQuiet: quietWindow(args['ipc-pause-ms']) } : {}),
       onSample: (done, total, slot, ok) => bar?.update(done, total, slot, ok),
     });
     bar?.finish();
@@ -127,6 +184,9 @@ export const harnessCommand: CommandModule<object, Args> = {
       .option('cpus', { type: 'string', describe: 'Pin to these CPUs, taskset-style list like 4-11 (Linux only)' })
       .option('nice', { type: 'number', describe: 'Run at this nice level (matched.sh used 19)' })
       .option('heap-mb', { type: 'number', describe: 'Cap the V8 heap: --max-old-space-size (matched.sh used 128)' })
+      .option('max-load', { type: 'number', describe: 'Before starting, wait until the 1-minute load average is below this' })
+      .option('max-load-wait', { type: 'number', default: 900, describe: 'Longest wait for --max-load, seconds; then the run starts anyway, and the rows say so' })
+      .option('ipc-pause-ms', { type: 'number', default: 0, describe: 'With an IPC parent (the agent): after each sample, wait up to this long for it to stream and say resume' })
       .option('json', { type: 'boolean', default: false, describe: 'Print a JSON summary instead of text (and no progress bar)' })
       .example('$0 harness --plan plans/study.json --out results/ryzen', 'the study plan on this machine')
       .example('$0 harness --plan study.json --out r --cpus 4-11 --nice 19 --heap-mb 128', 'as matched.sh ran it')

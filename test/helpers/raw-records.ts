@@ -15,6 +15,7 @@ export function environmentRecord(overrides: Partial<EnvironmentRecord> = {}): E
     os: { platform: 'linux', release: '6.8.0', arch: 'x64' },
     cpu: { model: 'AMD Ryzen 9 7900', count: 24, governor: 'powersave' },
     loadAverage: [0.1, 0.1, 0.1],
+    loadWait: null,
     affinity: [4, 5, 6, 7, 8, 9, 10, 11],
     niceness: 19,
     heapCapMb: 128,

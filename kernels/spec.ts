@@ -35,6 +35,13 @@ export interface KernelSpec {
   oracle(input: Uint8Array): Expectation;
 }
 
+/** The expectation of a 32-bit digest kernel: it returns the digest and writes it as 4 bytes, big-endian. */
+export function digest32Expectation(digest: number): Expectation {
+  const output = new Uint8Array(4);
+  new DataView(output.buffer).setUint32(0, digest >>> 0, false);
+  return { kind: 'exact', returnValue: digest >>> 0, output };
+}
+
 /** Compare an outcome with an expectation; null when it matches, otherwise what differs. */
 export function checkOutcome(expected: Expectation, outcome: KernelOutcome): string | null {
   if (expected.kind === 'verify') return expected.verify(outcome);

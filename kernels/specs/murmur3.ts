@@ -1,7 +1,7 @@
 // MurmurHash3 x86_32, seed 0. Oracle: the murmurhash3js-revisited package (x86.hash32 on bytes).
 import murmurhash3 from 'murmurhash3js-revisited';
 import { kernelRng, randomBytes } from '../inputs.ts';
-import type { KernelSpec } from '../spec.ts';
+import { digest32Expectation, type KernelSpec } from '../spec.ts';
 
 export const murmur3: KernelSpec = {
   name: 'murmur3',
@@ -11,9 +11,6 @@ export const murmur3: KernelSpec = {
   convention: 'input: any bytes; returns the MurmurHash3 x86_32 (seed 0) hash; output: the hash, 4 bytes big-endian',
   generate: (seed, size) => randomBytes(kernelRng('murmur3', seed), size),
   oracle(input) {
-    const value = murmurhash3.x86.hash32(input, 0) >>> 0;
-    const output = new Uint8Array(4);
-    new DataView(output.buffer).setUint32(0, value, false);
-    return { kind: 'exact', returnValue: value, output };
+    return digest32Expectation(murmurhash3.x86.hash32(input, 0));
   },
 };

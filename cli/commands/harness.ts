@@ -82,12 +82,14 @@ async function reexecute(args: Args, isolation: IsolationOptions): Promise<void>
   const [file, argv] = isolatedCommand(childArgs, isolation);
   const ipc = typeof process.send === 'function';
   const child = spawn(file, argv, { stdio: ['inherit', 'inherit', 'inherit', ...(ipc ? (['ipc'] as const) : [])] });
+  // Events go up, resume messages come down. The downward listener holds this process's IPC
+  // channel open, so it is removed when the child exits (or this process would never end).
+  const forwardDown = (message: unknown): void => {
+    if (child.connected) child.send(message as object);
+  };
   if (ipc) {
-    // Events go up, resume messages come down.
     child.on('message', (message: unknown) => process.send?.(message));
-    process.on('message', (message: unknown) => {
-      if (child.connected) child.send(message as object);
-    });
+    process.on('message', forwardDown);
   }
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
@@ -100,6 +102,7 @@ async function reexecute(args: Args, isolation: IsolationOptions): Promise<void>
   });
   process.off('SIGINT', forward);
   process.off('SIGTERM', forward);
+  process.off('message', forwardDown);
   process.exitCode = code;
 }
 

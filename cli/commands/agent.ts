@@ -9,16 +9,12 @@ import { loadToken } from '../../coordinator/auth.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { coordinatorUrl } from '../control-client.ts';
+import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 
-interface Args {
+interface Args extends IsolationArgs {
   coordinator: string | undefined;
   name: string;
   state: string | undefined;
-  cpus: string | undefined;
-  nice: number | undefined;
-  'heap-mb': number | undefined;
-  'max-load': number | undefined;
-  'max-load-wait': number;
   'token-file': string | undefined;
   ca: string | undefined;
 }
@@ -27,22 +23,16 @@ export const agentCommand: CommandModule<object, Args> = {
   command: 'agent',
   describe: 'Run plans from a coordinator on this machine and stream the samples back',
   builder: (y) =>
-    y
+    isolationOptions(y)
       .option('coordinator', { type: 'string', describe: 'Coordinator URL (default: $BENCHFLEET_COORDINATOR)' })
       .option('name', { type: 'string', demandOption: true, describe: 'This machine\'s name in every table (letters, digits, ., _, -)' })
       .option('state', { type: 'string', describe: 'Folder for plans and unacknowledged samples (default: ~/.benchfleet/agent-NAME)' })
-      .option('cpus', { type: 'string', describe: 'Pin the harness to these CPUs (Linux taskset list, e.g. 4-11)' })
-      .option('nice', { type: 'number', describe: 'Run the harness at this nice level (matched.sh used 19)' })
-      .option('heap-mb', { type: 'number', describe: 'Cap the harness\'s V8 heap (--max-old-space-size; matched.sh used 128)' })
-      .option('max-load', { type: 'number', describe: 'Before each run, wait until the 1-minute load average is below this (recorded in the raw files)' })
-      .option('max-load-wait', { type: 'number', default: 900, describe: 'Longest wait for --max-load, seconds; then the run starts anyway and the records say so' })
       .option('token-file', { type: 'string', describe: 'File whose first line is the shared token (default: $BENCHFLEET_TOKEN)' })
       .option('ca', { type: 'string', describe: 'PEM CA certificate to trust for an https coordinator' })
       .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
   handler: async (args) => {
     if (!validMachineName(args.name)) throw new BenchfleetError('USAGE', `--name "${args.name}" is not a machine name: use letters, digits, ., _ and - (up to 63)`);
-    if (args['max-load'] !== undefined && !(args['max-load'] > 0)) throw new BenchfleetError('USAGE', `--max-load must be a positive load average, got ${args['max-load']}`);
-    if (!(args['max-load-wait'] >= 0)) throw new BenchfleetError('USAGE', `--max-load-wait must be a number of seconds >= 0, got ${args['max-load-wait']}`);
+    checkLoadWait(args);
     const url = coordinatorUrl(args.coordinator);
     const token = await loadToken(args['token-file']);
     const ca = args.ca ? await readFile(args.ca) : undefined;

@@ -17,18 +17,14 @@ import { isResumeMessage, type HarnessEvent } from '../../shared/harness-events.
 import type { LoadWait } from '../../shared/records.ts';
 import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 import { printJson, printLine } from '../output.ts';
 import { readInputFile } from '../read-input.ts';
 
-interface Args {
+interface Args extends IsolationArgs {
   plan: string;
   out: string;
   machine: string | undefined;
-  cpus: string | undefined;
-  nice: number | undefined;
-  'heap-mb': number | undefined;
-  'max-load': number | undefined;
-  'max-load-wait': number;
   'ipc-pause-ms': number;
   json: boolean;
 }
@@ -127,8 +123,7 @@ async function runHere(args: Args): Promise<void> {
   });
   let loadWait: LoadWait | undefined;
   if (args['max-load'] !== undefined) {
-    if (!(args['max-load'] > 0)) throw new BenchfleetError('USAGE', `--max-load must be a positive load average, got ${args['max-load']}`);
-    if (!(args['max-load-wait'] >= 0)) throw new BenchfleetError('USAGE', `--max-load-wait must be a number of seconds >= 0, got ${args['max-load-wait']}`);
+    checkLoadWait(args);
     loadWait = await waitForLoad({
       maxLoad: args['max-load'],
       limitSeconds: args['max-load-wait'],
@@ -180,15 +175,10 @@ export const harnessCommand: CommandModule<object, Args> = {
   command: 'harness',
   describe: 'Run a plan on this machine, no coordinator: DIR/<policy>.jsonl per policy',
   builder: (y) =>
-    y
+    isolationOptions(y)
       .option('plan', { type: 'string', demandOption: true, describe: 'Plan file (JSON, docs/plan.md)' })
       .option('out', { type: 'string', demandOption: true, describe: 'Output folder; must be new or empty' })
       .option('machine', { type: 'string', describe: 'Machine name in the records (default: host name)' })
-      .option('cpus', { type: 'string', describe: 'Pin to these CPUs, taskset-style list like 4-11 (Linux only)' })
-      .option('nice', { type: 'number', describe: 'Run at this nice level (matched.sh used 19)' })
-      .option('heap-mb', { type: 'number', describe: 'Cap the V8 heap: --max-old-space-size (matched.sh used 128)' })
-      .option('max-load', { type: 'number', describe: 'Before starting, wait until the 1-minute load average is below this' })
-      .option('max-load-wait', { type: 'number', default: 900, describe: 'Longest wait for --max-load, seconds; then the run starts anyway, and the rows say so' })
       .option('ipc-pause-ms', { type: 'number', default: 0, describe: 'With an IPC parent (the agent): after each sample, wait up to this long for it to stream and say resume' })
       .option('json', { type: 'boolean', default: false, describe: 'Print a JSON summary instead of text (and no progress bar)' })
       .example('$0 harness --plan plans/study.json --out results/ryzen', 'the study plan on this machine')

@@ -81,6 +81,9 @@ export const demoCommand: CommandModule<object, Args> = {
       printLine(`Files of run ${started.runId}: ${result.dir}`);
       printLine('  plan.json, <machine>/<policy>.jsonl (raw), <machine>/<policy>.summary.json, report.md, manifest.json');
       if (result.run.state !== 'completed') process.exitCode = 1;
+    } catch (error) {
+      // Ctrl-C closes the connection under the follow; the shutdown in progress says what happens.
+      if (!interrupted) throw error;
     } finally {
       process.removeListener('SIGINT', onSignal);
       process.removeListener('SIGTERM', onSignal);

@@ -147,8 +147,7 @@ export class Agent {
   private async adopt(status: SpoolStatus): Promise<void> {
     if (status.state === 'running') {
       // The harness was this agent's child; it did not outlive the agent in a way we can follow.
-      const lines: RunFinished['lines'] = {};
-      for (const p of status.policies) lines[p] = await this.spool.lineCount(status.runId, p);
+      const lines = await this.spool.lineCounts(status.runId, status.policies);
       status.state = 'finished';
       status.finished = { runId: status.runId, status: 'failed', lines, message: 'the agent restarted during the run; the samples finished before that are kept' };
       await this.spool.save(status);
@@ -190,8 +189,7 @@ export class Agent {
     child.on('exit', (code, signal) => {
       run.child = null;
       void (async () => {
-        const lines: RunFinished['lines'] = {};
-        for (const p of run.status.policies) lines[p] = await this.spool.lineCount(runId, p);
+        const lines = await this.spool.lineCounts(runId, run.status.policies);
         const ended = outcome;
         let finished: RunFinished;
         if (ended?.type === 'done' && code === 0) finished = { runId, status: 'completed', lines };

@@ -85,7 +85,10 @@ export class RunSpool {
     return lines.slice(fromSeq);
   }
 
-  async lineCount(runId: string, policy: Policy): Promise<number> {
-    return (await this.readLines(runId, policy)).length;
+  /** Complete lines of each policy file of a run, as `run:finished` reports them. */
+  async lineCounts(runId: string, policies: readonly Policy[]): Promise<RunFinished['lines']> {
+    const lines: RunFinished['lines'] = {};
+    for (const p of policies) lines[p] = (await this.readLines(runId, p)).length;
+    return lines;
   }
 }

@@ -6,6 +6,7 @@
 // from disk (dropping a torn last line first).
 import { open, readFile, truncate, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { validateEnvironment, validateSample } from '../shared/analysis/raw-validate.ts';
 import { BenchfleetError } from '../shared/errors.ts';
 import type { RecordBatch } from '../shared/protocol/events.ts';
 import { createLogger } from '../shared/log.ts';
@@ -58,10 +59,11 @@ export function lineProblem(line: string, seq: number, policy: string, expect: L
   } else {
     if (r['type'] !== 'sample') return `line ${seq} must be a sample record`;
     if (r['seq'] !== seq) return `line ${seq} carries seq ${String(r['seq'])}`;
-    if (typeof r['kernel'] !== 'string' || typeof r['arm'] !== 'string' || typeof r['round'] !== 'number') return `line ${seq} lacks kernel, arm or round`;
   }
   if (r['policy'] !== policy) return `line ${seq} is for policy ${String(r['policy'])}, the batch for ${policy}`;
-  return null;
+  // The same checks the analysis applies when it reads the file: nothing is stored that it would reject.
+  const checked = seq === 0 ? validateEnvironment(record) : validateSample(record);
+  return checked.ok ? null : `line ${seq}: ${checked.message}`;
 }
 
 export class RecordSink {

@@ -13,6 +13,7 @@ import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type ControlToCoordinator, type CoordinatorToAgent } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
+import { environmentRecord } from '../helpers/raw-records.ts';
 import { createFleet, SMALL_PLAN, startRun, type Fleet } from './fleet-helpers.ts';
 
 let fleet: Fleet;
@@ -99,7 +100,7 @@ test('malformed record batches are refused with a clear message and nothing of t
     assert.equal(answer.ok, false);
     return answer.ok ? '' : answer.error;
   };
-  const environment = (sha: string): string => JSON.stringify({ type: 'environment', machine: 'beta', policy: 'whole', planSha256: sha });
+  const environment = (sha: string): string => JSON.stringify(environmentRecord({ machine: 'beta', policy: 'whole', planSha256: sha }));
   try {
     assert.match(await send(new Uint8Array([0xc1, 0xff, 0x00])), /^batch is not valid msgpack/);
     assert.equal(await send(pack({ runId, policy: 'whole', fromSeq: 0, lines: [] })), 'batch.lines must be an array of 1 to 4096 strings');
@@ -111,6 +112,10 @@ test('malformed record batches are refused with a clear message and nothing of t
     assert.equal(
       await send(encodeRecordBatch({ runId, policy: 'whole', fromSeq: 0, lines: [environment(planSha256), '{"type":"sample","seq":1,"policy":"whole"'] })),
       'whole: line 1 is not JSON; nothing of this batch was written',
+    );
+    assert.equal(
+      await send(encodeRecordBatch({ runId, policy: 'whole', fromSeq: 0, lines: [JSON.stringify({ type: 'environment', machine: 'beta', policy: 'whole', planSha256 })] })),
+      'whole: line 0: environment row: field "formatVersion" is missing; expected format version 1; nothing of this batch was written',
     );
     assert.equal(
       await send(encodeRecordBatch({ runId, policy: 'whole', fromSeq: 3, lines: ['{}'] })),

@@ -3,21 +3,46 @@
 // line on stderr and a non-zero exit.
 import yargs from 'yargs';
 import { commands } from './command-list.ts';
-import { errorMessage, isBenchfleetError } from '../shared/errors.ts';
+import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
+import { usageLine } from './usage-line.ts';
+
+/**
+ * A reader that goes away (`benchfleet status | head -1`) is the reader's choice, not an error:
+ * end quietly instead of letting the EPIPE of the next write become an uncaught stack trace.
+ */
+function endQuietlyWhenOutputCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
 
 export async function main(argv: string[]): Promise<number> {
+  endQuietlyWhenOutputCloses();
   let failure: unknown = null;
+  let usage = false;
   const parser = yargs(argv)
     .scriptName('benchfleet')
     .usage('$0 <command> [options]\n\nRun one WebAssembly reset-policy benchmark on several machines and trust the answer.')
     .strict()
+    // Flags are read by their kebab-case names only; without this an unknown --dry-run is
+    // reported twice (dry-run, dryRun).
+    .parserConfiguration({ 'camel-case-expansion': false })
     .demandCommand(1, 'Name a command; `benchfleet --help` lists them.')
     .recommendCommands()
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .epilogue('Docs: README.md and docs/ in the benchfleet repository. Every command takes --help.')
     .exitProcess(false)
+    // yargs calls this for an argument error (a message, no error) and for an error thrown by a
+    // handler. It must throw: returning would let yargs go on and run the command's handler
+    // with the unknown or missing flag (that is how `run --dry-run` once started a real run).
     .fail((message, error) => {
-      failure = error ?? new Error(message ?? 'invalid arguments');
+      failure = error ?? new BenchfleetError('USAGE', message ?? 'invalid arguments');
+      usage = error === undefined;
+      throw failure;
     });
   for (const command of commands) parser.command(command);
   try {
@@ -28,6 +53,7 @@ export async function main(argv: string[]): Promise<number> {
   if (failure !== null) {
     const prefix = isBenchfleetError(failure) ? `Error [${failure.code}]` : 'Error';
     process.stderr.write(`${prefix}: ${errorMessage(failure)}\n`);
+    if (usage) process.stderr.write(`${usageLine(argv, commands)}\n`);
     if (process.env['BENCHFLEET_DEBUG'] && failure instanceof Error && failure.stack) process.stderr.write(`${failure.stack}\n`);
     return isBenchfleetError(failure) && failure.code === 'USAGE' ? 2 : 1;
   }

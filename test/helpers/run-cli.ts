@@ -10,12 +10,20 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: readonly string[], options: { cwd?: string } = {}): Promise<CliResult> {
+export interface CliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Close the read end of stdout's pipe at once, as `| head -1` does once it has its line. */
+  closeStdout?: boolean;
+}
+
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    if (options.closeStdout) child.stdout.destroy();
+    else child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));

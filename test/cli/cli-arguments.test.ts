@@ -1,0 +1,89 @@
+// The command line refuses unknown, misspelled and missing arguments before anything runs (one
+// error line, the command's usage line, exit 2), and a reader that closes the pipe early
+// (`benchfleet status | head -1`) ends it quietly. Every case spawns the real executable.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../helpers/run-cli.ts';
+import { startBenchfleet, type Proc } from '../helpers/processes.ts';
+
+// A listener standing in for a coordinator: any connection to it means a command ran.
+let listener: Server;
+let connections = 0;
+let listenerUrl = '';
+let dir = '';
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'benchfleet-cli-'));
+  listener = createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const address = listener.address();
+  listenerUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+after(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+
+const env = (): NodeJS.ProcessEnv => ({ BENCHFLEET_COORDINATOR: listenerUrl, BENCHFLEET_TOKEN: 'a-token-that-is-long-enough-here' });
+
+async function assertRefused(args: string[], message: RegExp, usage: RegExp): Promise<void> {
+  const before = connections;
+  const result = await runCli(args, { env: env() });
+  assert.equal(result.code, 2, `exit code of ${args.join(' ')}; stderr: ${result.stderr}`);
+  assert.equal(result.stdout, '');
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 2, `one error line and one usage line, got:\n${result.stderr}`);
+  assert.match(lines[0] ?? '', message);
+  assert.match(lines[1] ?? '', usage);
+  assert.equal(connections, before, `${args.join(' ')} contacted the coordinator`);
+}
+
+test('run with an unknown flag (--dry-run) stops before contacting the coordinator', async () => {
+  await assertRefused(['run', 'deploy/plans/demo.json', '--machines', 'a', '--dry-run'], /^Error \[USAGE\]: Unknown argument: dry-run$/, /^Usage: benchfleet run <plan> \[options\]; `benchfleet run --help` lists every option$/);
+});
+
+test('harness with a misspelled flag (--nicee 5) stops before it runs or writes anything', async () => {
+  const out = join(dir, 'never');
+  await assertRefused(['harness', '--plan', 'deploy/plans/demo.json', '--out', out, '--nicee', '5'], /^Error \[USAGE\]: Unknown argument: nicee$/, /^Usage: benchfleet harness \[options\]/);
+  assert.deepEqual(await readdir(dir), []);
+});
+
+test('run without the required --machines or without a plan stops with what is missing', async () => {
+  await assertRefused(['run', 'deploy/plans/demo.json'], /^Error \[USAGE\]: Missing required argument: machines$/, /^Usage: benchfleet run <plan>/);
+  await assertRefused(['run', '--machines', 'a'], /^Error \[USAGE\]: Not enough non-option arguments/, /^Usage: benchfleet run <plan>/);
+});
+
+test('status, cancel and results refuse unknown flags and missing run ids', async () => {
+  await assertRefused(['status', '--jsno'], /^Error \[USAGE\]: Unknown argument: jsno$/, /^Usage: benchfleet status \[options\]/);
+  await assertRefused(['cancel'], /^Error \[USAGE\]: Not enough non-option arguments/, /^Usage: benchfleet cancel <run>/);
+  await assertRefused(['results', 'r1', '--outt', 'x'], /^Error \[USAGE\]: Missing required argument: out$/, /^Usage: benchfleet results <run>/);
+});
+
+test('a misspelled command is refused with a suggestion', async () => {
+  await assertRefused(['stauts'], /^Error \[USAGE\]: Did you mean status\?$/, /^Usage: benchfleet <command> \[options\]; `benchfleet --help` lists the commands$/);
+});
+
+test('a command whose reader has closed the pipe ends quietly, with no EPIPE stack trace', async () => {
+  const result = await runCli(['kernels'], { closeStdout: true });
+  assert.equal(result.stderr, '');
+  assert.equal(result.code, 0);
+});
+
+test('`benchfleet status` into a closed pipe (as `| head -1`) ends quietly against a real coordinator', async () => {
+  const token = 'a-token-that-is-long-enough-here';
+  const coordinator: Proc = startBenchfleet(['coordinator', '--listen', '127.0.0.1:0', '--data', join(dir, 'coordinator')], { BENCHFLEET_TOKEN: token });
+  try {
+    const url = (await coordinator.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    const opened = await runCli(['status', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
+    assert.equal(opened.code, 0, opened.stderr);
+    assert.match(opened.stdout, /^Agents\n/);
+    const closed = await runCli(['status', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token }, closeStdout: true });
+    assert.equal(closed.stderr, '');
+    assert.equal(closed.code, 0);
+  } finally {
+    await coordinator.stop();
+  }
+});

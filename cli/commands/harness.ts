@@ -10,7 +10,7 @@ import { checkIsolation, isolatedCommand, type IsolationOptions } from '../../ag
 import { createProgressBar } from '../../agent/harness/progress.ts';
 import { prepareOutputDir } from '../../agent/harness/record-writer.ts';
 import { runPlan } from '../../agent/harness/runner.ts';
-import { acquireTimingLock, describeHolder, LOCK_HELD_BY_ENV } from '../../agent/harness/timing-lock.ts';
+import { acquireTimingLock, DEFAULT_LOCK_FILE, DEFAULT_LOCK_WAIT_SECONDS, describeLockWait, LOCK_FILE_ENV, LOCK_HELD_BY_ENV, timingLockFile } from '../../agent/harness/timing-lock.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { isResumeMessage, type HarnessEvent } from '../../shared/harness-events.ts';
@@ -26,6 +26,8 @@ interface Args extends IsolationArgs {
   out: string;
   machine: string | undefined;
   'ipc-pause-ms': number;
+  'lock-file': string | undefined;
+  'lock-wait': number;
   json: boolean;
 }
 
@@ -73,6 +75,8 @@ async function reexecute(args: Args, isolation: IsolationOptions): Promise<void>
     ...(args.machine ? ['--machine', args.machine] : []),
     ...(args['max-load'] !== undefined ? ['--max-load', String(args['max-load']), '--max-load-wait', String(args['max-load-wait'])] : []),
     '--ipc-pause-ms', String(args['ipc-pause-ms']),
+    ...(args['lock-file'] !== undefined ? ['--lock-file', args['lock-file']] : []),
+    '--lock-wait', String(args['lock-wait']),
     ...(args.json ? ['--json'] : []),
   ];
   const [file, argv] = isolatedCommand(childArgs, isolation);
@@ -116,10 +120,13 @@ async function runHere(args: Args): Promise<void> {
   } catch (error) {
     throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
   }
+  if (!(args['lock-wait'] >= 0)) throw new BenchfleetError('USAGE', `--lock-wait must be a number of seconds >= 0, got ${args['lock-wait']}`);
   prepareOutputDir(args.out);
   const lock = await acquireTimingLock({
     what: `harness --plan ${args.plan}`,
-    onWait: (holder) => process.stderr.write(`waiting for the timing lock held by ${describeHolder(holder)}\n`),
+    file: timingLockFile(process.env, args['lock-file']),
+    limitSeconds: args['lock-wait'],
+    onWait: (wait) => process.stderr.write(`${describeLockWait(wait, true)}\n`),
   });
   let loadWait: LoadWait | undefined;
   if (args['max-load'] !== undefined) {
@@ -179,6 +186,8 @@ export const harnessCommand: CommandModule<object, Args> = {
       .option('plan', { type: 'string', demandOption: true, describe: 'Plan file (JSON, docs/plan.md)' })
       .option('out', { type: 'string', demandOption: true, describe: 'Output folder; must be new or empty' })
       .option('machine', { type: 'string', describe: 'Machine name in the records (default: host name)' })
+      .option('lock-file', { type: 'string', describe: `The machine's timing lock (default: $${LOCK_FILE_ENV}, else ${DEFAULT_LOCK_FILE}); runs that share it never overlap` })
+      .option('lock-wait', { type: 'number', default: DEFAULT_LOCK_WAIT_SECONDS, describe: 'Longest wait for the timing lock, seconds; then the harness gives up with an error naming the holder' })
       .option('ipc-pause-ms', { type: 'number', default: 0, describe: 'With an IPC parent (the agent): after each sample, wait up to this long for it to stream and say resume' })
       .option('json', { type: 'boolean', default: false, describe: 'Print a JSON summary instead of text (and no progress bar)' })
       .example('$0 harness --plan plans/study.json --out results/ryzen', 'the study plan on this machine')

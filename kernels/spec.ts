@@ -3,6 +3,15 @@
 
 export type KernelCategory = 'hash' | 'mac' | 'cipher' | 'compression' | 'encoding' | 'validation' | 'numeric' | 'sort';
 
+/**
+ * What a call's result means to a user: `digest`, the output is a digest or tag (shown in hex);
+ * `transform`, the output is the bytes the input became; `verdict`, the return value is 1 or 0.
+ */
+export type KernelReading = 'digest' | 'transform' | 'verdict';
+
+/** The return value of a kernel that refuses its input (with no output): -1 as an unsigned 32-bit number. */
+export const REJECTED_RETURN = 0xffffffff;
+
 /** What one call of a kernel produced: its return value (as an unsigned 32-bit number) and its output bytes. */
 export interface KernelOutcome {
   returnValue: number;
@@ -25,6 +34,10 @@ export interface KernelSpec {
   readonly category: KernelCategory;
   /** Input bytes of the plan's default job, chosen so one job takes ~0.05 ms to a few ms. */
   readonly defaultSize: number;
+  /** How `kernel run` shows a result. */
+  readonly reads: KernelReading;
+  /** For a kernel that may refuse an input (return -1, no output): which inputs, in a user's words. */
+  readonly rejects?: string;
   /** One line: what the input bytes are, what is returned, what is written. */
   readonly convention: string;
   /** Deterministic input of about `size` bytes for `seed` (the same bytes on every machine). */

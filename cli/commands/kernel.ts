@@ -1,49 +1,82 @@
-// `benchfleet kernel run NAME --input FILE`: one call of one kernel in a fresh context.
+// `benchfleet kernel run NAME --input FILE`: one kernel on a file's bytes, in fresh contexts:
+// what it computed in its own terms (cli/kernel-result.ts) and its time per call.
 import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { findKernel } from '../../kernels/catalog.ts';
 import { loadKernelModule, sha256Hex } from '../../kernels/corpus.ts';
-import { instantiateKernel, runOnce } from '../../kernels/instance.ts';
+import { callKernel, instantiateKernel, writeInput } from '../../kernels/instance.ts';
+import type { KernelOutcome, KernelSpec } from '../../kernels/spec.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { readInputFile } from '../read-input.ts';
 import { printJson, printLine } from '../output.ts';
+import { callTimes, describeResult, isRejection, type KernelRunResult } from '../kernel-result.ts';
 
-interface RunArgs { name: string; input: string; out: string | undefined; json: boolean }
+interface RunArgs { name: string; input: string; out: string | undefined; calls: number; json: boolean }
+
+/** One call in a fresh context; only `run` itself is timed. */
+function timedCall(module: WebAssembly.Module, input: Uint8Array, spec: KernelSpec, file: string): { outcome: KernelOutcome; ns: number } {
+  const kernel = instantiateKernel(module);
+  if (input.length > kernel.layout.inputCap) {
+    throw new BenchfleetError('INPUT_TOO_LARGE', `${file} is ${input.length} bytes; ${spec.name} takes at most ${kernel.layout.inputCap} bytes of input`);
+  }
+  writeInput(kernel, input);
+  try {
+    const start = process.hrtime.bigint();
+    const outcome = callKernel(kernel, input.length);
+    return { outcome, ns: Number(process.hrtime.bigint() - start) };
+  } catch (error) {
+    if (error instanceof WebAssembly.RuntimeError) {
+      throw new BenchfleetError('KERNEL_REJECTED_INPUT', `${spec.name} could not process ${file} (${error.message}); docs/kernels.md describes the input it expects`);
+    }
+    throw error;
+  }
+}
 
 const runCommand: CommandModule<object, RunArgs> = {
   command: 'run <name>',
-  describe: 'Run one kernel once, in a fresh context, on the bytes of a file',
+  describe: 'Run one kernel, in a fresh context, on the bytes of a file: print what it computed and its time per call',
   builder: (y) =>
     y
       .positional('name', { type: 'string', demandOption: true, describe: 'Kernel name (see `benchfleet kernels`)' })
       .option('input', { type: 'string', demandOption: true, describe: 'File whose bytes are the input (docs/kernels.md gives each format)' })
       .option('out', { type: 'string', describe: 'Write the output bytes to this file' })
-      .option('json', { type: 'boolean', default: false, describe: 'Print { kernel, return, outputBytes, outputSha256 }' })
-      .example('$0 kernel run sha256 --input README.md', 'print the SHA-256 kernel\'s return value for a file'),
+      .option('calls', { type: 'number', default: 5, describe: 'Calls to time, each in a fresh context; the time shown is their median' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print everything as JSON: return value, digest or output length and SHA256, times' })
+      .example('$0 kernel run sha256 --input README.md', 'the SHA-256 digest of a file, in hex, and the time per call')
+      .example('$0 kernel run inflate --input data.deflate --out data.txt', 'inflate a raw DEFLATE stream into a file'),
   handler: async (args) => {
+    if (!Number.isInteger(args.calls) || args.calls < 1) throw new BenchfleetError('USAGE', `--calls must be a whole number of at least 1, got ${args.calls}`);
     const spec = findKernel(args.name);
     const input = await readInputFile(args.input);
     const rejection = spec.validateInput?.(input);
     if (rejection) throw new BenchfleetError('INPUT_MALFORMED', `${args.input}: ${rejection}`);
-    const kernel = instantiateKernel(loadKernelModule(spec.name));
-    if (input.length > kernel.layout.inputCap) {
-      throw new BenchfleetError('INPUT_TOO_LARGE', `${args.input} is ${input.length} bytes; ${spec.name} takes at most ${kernel.layout.inputCap} bytes of input`);
+    const module = loadKernelModule(spec.name);
+    const first = timedCall(module, input, spec, args.input);
+    const outcome = first.outcome;
+    const times = [first.ns];
+    const rejected = isRejection(spec, outcome);
+    for (let i = 1; i < args.calls && !rejected; i++) times.push(timedCall(module, input, spec, args.input).ns);
+    if (args.out && !rejected) await writeFile(args.out, outcome.output);
+    const result: KernelRunResult = {
+      kernel: spec.name,
+      title: spec.title,
+      reads: spec.reads,
+      inputFile: args.input,
+      inputBytes: input.length,
+      return: outcome.returnValue,
+      rejected,
+      digestHex: spec.reads === 'digest' && !rejected ? Buffer.from(outcome.output).toString('hex') : null,
+      verdict: spec.reads === 'verdict' ? outcome.returnValue === 1 : null,
+      outputBytes: outcome.output.length,
+      outputSha256: sha256Hex(outcome.output),
+      outputFile: args.out && !rejected ? args.out : null,
+      time: callTimes(times),
+    };
+    if (args.json) printJson(result);
+    if (rejected) {
+      throw new BenchfleetError('KERNEL_REJECTED_INPUT', `${spec.name} rejected ${args.input} (returned -1, no output): ${spec.rejects ?? 'input not accepted'}; docs/kernels.md describes the input it expects`);
     }
-    let outcome;
-    try {
-      outcome = runOnce(kernel, input);
-    } catch (error) {
-      if (error instanceof WebAssembly.RuntimeError) {
-        throw new BenchfleetError('KERNEL_REJECTED_INPUT', `${spec.name} could not process ${args.input} (${error.message}); docs/kernels.md describes the input it expects`);
-      }
-      throw error;
-    }
-    if (args.out) await writeFile(args.out, outcome.output);
-    if (args.json) {
-      printJson({ kernel: spec.name, return: outcome.returnValue, outputBytes: outcome.output.length, outputSha256: sha256Hex(outcome.output) });
-    } else {
-      printLine(String(outcome.returnValue));
-    }
+    if (!args.json) for (const line of describeResult(result)) printLine(line);
   },
 };
 

@@ -10,6 +10,7 @@ export const adler32: KernelSpec = {
   name: 'adler32',
   title: 'Adler-32',
   category: 'hash',
+  reads: 'digest',
   // The whole 3 MiB input region: the kernel that writes the most input pages per call.
   defaultSize: 3 * 1024 * 1024,
   convention: 'input: any bytes; returns the Adler-32 checksum (s2 << 16 | s1); output: the checksum, 4 bytes big-endian',

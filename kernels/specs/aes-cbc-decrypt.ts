@@ -11,6 +11,8 @@ export const aesCbcDecrypt: KernelSpec = {
   name: 'aes-cbc-decrypt',
   title: 'AES-CBC decrypt',
   category: 'cipher',
+  reads: 'transform',
+  rejects: 'an input shorter than 32 bytes or a ciphertext not a multiple of 16 bytes',
   defaultSize: 64 * 1024,
   convention:
     'input: key (16 bytes) ‖ IV (16 bytes) ‖ ciphertext (a multiple of 16 bytes, may be empty); returns the plaintext ' +

@@ -11,6 +11,8 @@ export const aesCbcEncrypt: KernelSpec = {
   name: 'aes-cbc-encrypt',
   title: 'AES-CBC encrypt',
   category: 'cipher',
+  reads: 'transform',
+  rejects: 'an input shorter than 32 bytes or a plaintext not a multiple of 16 bytes',
   defaultSize: 256 * 1024,
   convention:
     'input: key (16 bytes) ‖ IV (16 bytes) ‖ plaintext (a multiple of 16 bytes, may be empty); returns the ciphertext ' +

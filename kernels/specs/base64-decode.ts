@@ -13,6 +13,8 @@ export const base64Decode: KernelSpec = {
   name: 'base64-decode',
   title: 'Base64 decode',
   category: 'encoding',
+  reads: 'transform',
+  rejects: "a length not a multiple of 4, a character outside the base64 alphabet, misplaced '=' or nonzero padding bits",
   defaultSize: 1024 * 1024,
   convention:
     "input: standard-alphabet base64 text with '=' padding, no whitespace (at most 3 MiB); returns the decoded length " +

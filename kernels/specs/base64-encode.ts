@@ -6,6 +6,7 @@ export const base64Encode: KernelSpec = {
   name: 'base64-encode',
   title: 'Base64 encode',
   category: 'encoding',
+  reads: 'transform',
   defaultSize: 192 * 1024,
   convention:
     'input: any bytes (at most 3 MiB); returns the encoded length, 4*ceil(n/3); ' +

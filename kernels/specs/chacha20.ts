@@ -22,6 +22,8 @@ export const chacha20: KernelSpec = {
   name: 'chacha20',
   title: 'ChaCha20',
   category: 'cipher',
+  reads: 'transform',
+  rejects: 'an input shorter than 48 bytes (key, nonce and counter)',
   defaultSize: 1024 * 1024,
   convention:
     'input: key (32 bytes) ‖ nonce (12 bytes) ‖ initial block counter (4 bytes, little-endian) ‖ data; returns the data ' +

@@ -7,6 +7,7 @@ export const crc32: KernelSpec = {
   name: 'crc32',
   title: 'CRC-32',
   category: 'hash',
+  reads: 'digest',
   defaultSize: 2 * 1024 * 1024,
   convention: 'input: any bytes; returns the CRC-32 (zlib, IEEE); output: the CRC, 4 bytes big-endian',
   generate: (seed, size) => randomBytes(kernelRng('crc32', seed), size),

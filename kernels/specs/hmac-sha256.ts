@@ -20,6 +20,8 @@ export const hmacSha256: KernelSpec = {
   name: 'hmac-sha256',
   title: 'HMAC-SHA-256',
   category: 'mac',
+  reads: 'digest',
+  rejects: 'an empty input, a key length over 64 or a key longer than the rest of the input',
   defaultSize: 16 * 1024,
   convention:
     'input: key length (1 byte, 0..64) ‖ key ‖ message; returns the first 4 MAC bytes as a big-endian u32; output: the ' +

@@ -14,6 +14,8 @@ export const inflate: KernelSpec = {
   name: 'inflate',
   title: 'DEFLATE inflate',
   category: 'compression',
+  reads: 'transform',
+  rejects: 'not a raw DEFLATE stream (RFC 1951): malformed or cut off, or inflating to more than 4 MiB',
   defaultSize: 128 * 1024,
   convention:
     'input: a raw DEFLATE stream (RFC 1951; generated: text deflated by node:zlib level 6, so it depends on zlib\'s ' +

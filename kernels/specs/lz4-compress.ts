@@ -35,6 +35,7 @@ export const lz4Compress: KernelSpec = {
   name: 'lz4-compress',
   title: 'LZ4 compress',
   category: 'compression',
+  reads: 'transform',
   defaultSize: 256 * 1024,
   convention:
     'input: any bytes; returns the compressed length; output: one raw LZ4 block (LZ4_decompress_safe format, ' +

@@ -40,6 +40,8 @@ export const lz4Decompress: KernelSpec = {
   name: 'lz4-decompress',
   title: 'LZ4 decompress',
   category: 'compression',
+  reads: 'transform',
+  rejects: 'not a raw LZ4 block: malformed, or decoding to more than 4 MiB',
   defaultSize: 512 * 1024,
   convention:
     'input: one raw LZ4 block (about `size` bytes: lz4js compressBlock of generated text, which is capped at 4 MiB); ' +

@@ -22,6 +22,8 @@ export const matmulF64: KernelSpec = {
   name: 'matmul-f64',
   title: 'Matrix multiply f64',
   category: 'numeric',
+  reads: 'transform',
+  rejects: 'an input shorter than 4 bytes, n over 256 or a length other than 4+16*n*n bytes',
   defaultSize: 4 + 16 * 64 * 64,
   convention:
     'input: n (u32 LE), then A and B, each n*n f64 LE row-major (exactly 4+16*n*n bytes, n <= 256); returns n; ' +

@@ -7,6 +7,7 @@ export const md5: KernelSpec = {
   name: 'md5',
   title: 'MD5',
   category: 'hash',
+  reads: 'digest',
   defaultSize: 64 * 1024,
   convention: 'input: any bytes; returns the first 4 digest bytes as a big-endian u32; output: the 16-byte MD5 digest',
   generate: (seed, size) => randomBytes(kernelRng('md5', seed), size),

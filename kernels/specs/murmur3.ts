@@ -7,6 +7,7 @@ export const murmur3: KernelSpec = {
   name: 'murmur3',
   title: 'MurmurHash3 x86_32',
   category: 'hash',
+  reads: 'digest',
   defaultSize: 1024 * 1024,
   convention: 'input: any bytes; returns the MurmurHash3 x86_32 (seed 0) hash; output: the hash, 4 bytes big-endian',
   generate: (seed, size) => randomBytes(kernelRng('murmur3', seed), size),

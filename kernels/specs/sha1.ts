@@ -7,6 +7,7 @@ export const sha1: KernelSpec = {
   name: 'sha1',
   title: 'SHA-1',
   category: 'hash',
+  reads: 'digest',
   defaultSize: 256 * 1024,
   convention: 'input: any bytes; returns the first 4 digest bytes as a big-endian u32; output: the 20-byte SHA-1 digest',
   generate: (seed, size) => randomBytes(kernelRng('sha1', seed), size),

@@ -7,6 +7,7 @@ export const sha256: KernelSpec = {
   name: 'sha256',
   title: 'SHA-256',
   category: 'hash',
+  reads: 'digest',
   defaultSize: 64 * 1024,
   convention: 'input: any bytes; returns the first 4 digest bytes as a big-endian u32; output: the 32-byte SHA-256 digest',
   generate: (seed, size) => randomBytes(kernelRng('sha256', seed), size),

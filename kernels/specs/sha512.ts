@@ -7,6 +7,7 @@ export const sha512: KernelSpec = {
   name: 'sha512',
   title: 'SHA-512',
   category: 'hash',
+  reads: 'digest',
   defaultSize: 128 * 1024,
   convention: 'input: any bytes; returns the first 4 digest bytes as a big-endian u32; output: the 64-byte SHA-512 digest',
   generate: (seed, size) => randomBytes(kernelRng('sha512', seed), size),

@@ -25,6 +25,8 @@ export const siphash24: KernelSpec = {
   name: 'siphash24',
   title: 'SipHash-2-4',
   category: 'mac',
+  reads: 'digest',
+  rejects: 'an input shorter than the 16-byte key',
   defaultSize: 256 * 1024,
   convention: 'input: 16-byte key then the message; returns the low 32 bits of the 64-bit tag; output: the tag, 8 bytes little-endian',
   // At least the key, so that every generated input is acceptable.

@@ -24,6 +24,8 @@ export const sortU32: KernelSpec = {
   name: 'sort-u32',
   title: 'Radix sort u32',
   category: 'sort',
+  reads: 'transform',
+  rejects: 'a length not a multiple of 4 or over 2 MiB',
   defaultSize: 256 * 1024,
   convention:
     'input: little-endian u32 values (length a multiple of 4, at most 2 MiB); returns the element count; ' +

@@ -66,6 +66,7 @@ export const utf8Validate: KernelSpec = {
   name: 'utf8-validate',
   title: 'UTF-8 validate',
   category: 'validation',
+  reads: 'verdict',
   defaultSize: 512 * 1024,
   convention: 'input: any bytes (generated: valid UTF-8 mixing 1- to 4-byte sequences); returns 1 if valid UTF-8 (RFC 3629), else 0; output: nothing',
   generate: (seed, size) => mixedUtf8(kernelRng('utf8-validate', seed), size),

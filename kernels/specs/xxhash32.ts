@@ -9,6 +9,7 @@ export const xxhash32: KernelSpec = {
   name: 'xxhash32',
   title: 'xxHash32',
   category: 'hash',
+  reads: 'digest',
   defaultSize: 256 * 1024,
   convention: 'input: any bytes; returns the xxHash32 (seed 0) digest; output: the digest, 4 bytes big-endian',
   generate: (seed, size) => randomBytes(kernelRng('xxhash32', seed), size),

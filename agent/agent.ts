@@ -12,6 +12,7 @@ import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type Coordi
 import { checkIsolation, isolatedCommand, type IsolationOptions } from './harness-command.ts';
 import { machineFacts } from './machine-facts.ts';
 import { request } from '../shared/protocol/request.ts';
+import { toFailure } from '../shared/protocol/failure.ts';
 import { RecordStreamer } from './record-streamer.ts';
 import { RunSpool, type SpoolStatus } from './run-spool.ts';
 import { kernelNames } from '../kernels/catalog.ts';
@@ -103,7 +104,7 @@ export class Agent {
       socket.on('run:assign', (assignment, ack) => {
         this.accept(assignment).then(
           () => ack({ ok: true, value: null }),
-          (error: unknown) => ack({ ok: false, error: errorMessage(error) }),
+          (error: unknown) => ack(toFailure(error)),
         );
       });
       socket.on('run:cancel', (runId) => {
@@ -228,7 +229,7 @@ export class Agent {
     try {
       const ack = await request<AgentToCoordinator, 'run:finished'>(socket, 30_000, 'run:finished', finished);
       if (!ack.ok) {
-        log.warn(`run ${finished.runId}: coordinator did not take the end of the run: ${ack.error}`);
+        log.warn(`run ${finished.runId}: coordinator did not take the end of the run: ${ack.message}`);
         run.streamer.resync();
         setTimeout(() => void this.pump(run), 1000);
         return;

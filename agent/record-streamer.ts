@@ -9,6 +9,7 @@ import type { Policy } from '../shared/policies.ts';
 import { encodeRecordBatch } from '../shared/protocol/batch.ts';
 import type { AgentToCoordinator, CoordinatorToAgent } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
+import { fromFailure } from '../shared/protocol/failure.ts';
 import type { RunSpool } from './run-spool.ts';
 
 const log = createLogger('agent:stream');
@@ -92,7 +93,7 @@ export class RecordStreamer {
           const lines = pending.slice(0, BATCH_LINES);
           const ack = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines }));
           if (!ack.ok) {
-            log.warn(`run ${this.runId} ${policy}: coordinator refused a batch: ${ack.error}`);
+            log.warn(`run ${this.runId} ${policy}: coordinator refused a batch: ${ack.message}`);
             this.synced = false;
             return;
           }
@@ -110,7 +111,7 @@ export class RecordStreamer {
 
   private async syncFromCoordinator(): Promise<void> {
     const answer = await request<AgentToCoordinator, 'run:resume'>(this.socket, ACK_TIMEOUT_MS, 'run:resume', this.runId);
-    if (!answer.ok) throw new Error(answer.error);
+    if (!answer.ok) throw fromFailure(answer);
     this.wanted = answer.value.wanted;
     for (const policy of this.policies) {
       const next = answer.value.next[policy] ?? 0;

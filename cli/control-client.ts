@@ -6,6 +6,7 @@ import { io, type Socket } from 'socket.io-client';
 import type { Argv } from 'yargs';
 import { loadToken } from '../coordinator/auth.ts';
 import { BenchfleetError } from '../shared/errors.ts';
+import { fromFailure } from '../shared/protocol/failure.ts';
 import { CONTROL_NAMESPACE, PROTOCOL_VERSION, type Ack, type ControlToCoordinator, type CoordinatorToControl } from '../shared/protocol/events.ts';
 
 export const COORDINATOR_ENV = 'BENCHFLEET_COORDINATOR';
@@ -50,15 +51,18 @@ export async function connectControl(args: ConnectionArgs, options: { token?: st
     socket.once('connect', () => resolve());
     socket.once('connect_error', (error) => {
       socket.close();
-      const refused = /token|authentication|protocol/i.test(error.message);
-      reject(new BenchfleetError(refused ? 'AUTH_FAILED' : 'CONNECTION', refused ? `the coordinator refused this client: ${error.message}` : `cannot reach the coordinator at ${url}: ${error.message}`));
+      // A refusal by the coordinator's handshake check carries its error code in `data`.
+      const data = (error as { data?: unknown }).data;
+      const code = typeof data === 'object' && data !== null ? (data as { code?: unknown }).code : undefined;
+      if (code !== undefined) reject(fromFailure({ code, message: `the coordinator refused this client: ${error.message}` }));
+      else reject(new BenchfleetError('CONNECTION', `cannot reach the coordinator at ${url}: ${error.message}`));
     });
   });
   return socket;
 }
 
-/** The value of an acknowledged request, or its error as a BenchfleetError. */
+/** The value of an acknowledged request, or its refusal as the BenchfleetError with the coordinator's code. */
 export function unwrap<T>(result: Ack<T>): T {
-  if (!result.ok) throw new BenchfleetError('PROTOCOL', result.error);
+  if (!result.ok) throw fromFailure(result);
   return result.value;
 }

@@ -4,10 +4,10 @@
 // resent line the file already holds is dropped, a gap is refused, and the next expected seq
 // is always the number of complete lines in the file, so a restarted coordinator recovers it
 // from disk (dropping a torn last line first).
-import { open, readFile, truncate, mkdir } from 'node:fs/promises';
+import { open, readFile, truncate, mkdir, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { validateEnvironment, validateSample } from '../shared/analysis/raw-validate.ts';
-import { BenchfleetError } from '../shared/errors.ts';
+import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { RecordBatch } from '../shared/protocol/events.ts';
 import { createLogger } from '../shared/log.ts';
 
@@ -66,6 +66,61 @@ export function lineProblem(line: string, seq: number, policy: string, expect: L
   return checked.ok ? null : `line ${seq}: ${checked.message}`;
 }
 
+/**
+ * Append `data` to `path` whole or not at all. A disk that fills up mid-write (ENOSPC, a short
+ * write) or fails to sync leaves a torn tail: it is cut back to the length the file had, which
+ * ends on a complete line, and the batch is refused so the agent resends it later. Nothing is
+ * acknowledged that is not on disk whole.
+ */
+async function appendWhole(path: string, data: Buffer, policy: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'a');
+  } catch (error) {
+    throw new StorageFailure(path, policy, (error as NodeJS.ErrnoException).code ?? errorMessage(error), false);
+  }
+  let before: number | null = null;
+  try {
+    before = (await handle.stat()).size;
+    await writeFully(handle, data);
+    await handle.datasync();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
+    if (before !== null) {
+      try {
+        await handle.truncate(before);
+        await handle.datasync();
+      } catch (undo) {
+        // The next nextSeq() re-reads the file and cuts any torn line then.
+        log.error(`${path}: could not cut a partly written batch back to ${before} bytes: ${errorMessage(undo)}`);
+        throw new StorageFailure(path, policy, reason, true);
+      }
+    }
+    throw new StorageFailure(path, policy, reason, false);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** A write to disk that did not complete; `unsure` when the file may still end torn. */
+class StorageFailure extends BenchfleetError {
+  readonly unsure: boolean;
+  constructor(path: string, policy: string, reason: string, unsure: boolean) {
+    super('STORAGE_FAILED', `${policy}: the coordinator could not write ${path} (${reason}); nothing of this batch was kept, resend it when the coordinator has disk space again`);
+    this.unsure = unsure;
+  }
+}
+
+/** FileHandle.write may write less than asked (a filling disk); go on until all is written or it fails. */
+async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+    if (bytesWritten <= 0) throw Object.assign(new Error(`wrote 0 of ${data.length - offset} bytes`), { code: 'ENOSPC' });
+    offset += bytesWritten;
+  }
+}
+
 export class RecordSink {
   private readonly next = new Map<string, number>();
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -89,6 +144,16 @@ export class RecordSink {
   }
 
   private async appendNow(path: string, batch: RecordBatch, expect: LineExpectations): Promise<AppendResult> {
+    try {
+      return await this.appendChecked(path, batch, expect);
+    } catch (error) {
+      // The file may end torn: recover the count (and cut the tail) from disk next time.
+      if (error instanceof StorageFailure && error.unsure) this.next.delete(path);
+      throw error;
+    }
+  }
+
+  private async appendChecked(path: string, batch: RecordBatch, expect: LineExpectations): Promise<AppendResult> {
     const next = await this.nextSeq(path);
     if (batch.fromSeq > next) {
       throw new BenchfleetError('PROTOCOL', `batch starts at seq ${batch.fromSeq} but the coordinator expects ${next}; resend from ${next}`);
@@ -101,13 +166,7 @@ export class RecordSink {
     }
     if (fresh.length > 0) {
       await mkdir(dirname(path), { recursive: true });
-      const handle = await open(path, 'a');
-      try {
-        await handle.write(`${fresh.join('\n')}\n`);
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
+      await appendWhole(path, Buffer.from(`${fresh.join('\n')}\n`), batch.policy);
       this.next.set(path, next + fresh.length);
     }
     return { written: fresh.length, duplicates: Math.min(skip, batch.lines.length), next: next + fresh.length };

@@ -23,11 +23,14 @@ import {
   type CoordinatorToControl,
   type ControlToCoordinator,
   type MachineFacts,
+  type BatchAck,
   type RunFile,
   type RunSummary,
 } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateAgentAuth, validateControlAuth, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
+import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
 import { AgentRegistry } from './agent-registry.ts';
+import { respond, respondWith } from './reply.ts';
 import { tokenChecker } from './auth.ts';
 import { finalizeRun, REPORT_FILE } from './finalize-run.ts';
 import { RecordSink } from './record-sink.ts';
@@ -48,6 +51,12 @@ export interface CoordinatorOptions {
 interface AgentData { name: string; facts: MachineFacts }
 type AgentSocket = Socket<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>;
 type ControlSocket = Socket<ControlToCoordinator, CoordinatorToControl>;
+
+/** A handshake refusal: the client's connect_error gets the message and `data: { code }`. */
+function refusal(error: unknown): Error {
+  const failure = toFailure(error);
+  return Object.assign(new Error(failure.message), { data: { code: failure.code } });
+}
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -128,7 +137,7 @@ export class Coordinator {
         socket.data = { name: auth.name, facts: auth.facts };
         next();
       } catch (error) {
-        next(new Error(errorMessage(error)));
+        next(refusal(error));
       }
     });
     ns.on('connection', (socket) => this.onAgent(socket));
@@ -148,7 +157,7 @@ export class Coordinator {
     });
     socket.on('records', (bytes, ack) => {
       this.registry.seen(name);
-      void this.onRecords(name, bytes).then(ack, (error: unknown) => ack({ ok: false, error: errorMessage(error), next: null }));
+      respondWith<BatchAck>(ack, log, `records of ${name}`, () => this.onRecords(name, bytes), (error) => ({ ...toFailure(error), next: null }));
     });
     socket.on('run:progress', (raw) => {
       try {
@@ -165,18 +174,11 @@ export class Coordinator {
         log.warn(`agent ${name}: ignored progress: ${errorMessage(error)}`);
       }
     });
-    socket.on('run:finished', (raw, ack) => {
-      void this.onFinished(name, raw).then(
-        () => ack({ ok: true, value: null }),
-        (error: unknown) => ack({ ok: false, error: errorMessage(error) }),
-      );
-    });
-    socket.on('run:resume', (rawId, ack) => {
-      void this.resumePoint(name, rawId).then(
-        (value) => ack({ ok: true, value }),
-        (error: unknown) => ack({ ok: false, error: errorMessage(error) }),
-      );
-    });
+    socket.on('run:finished', (raw, ack) => respond(ack, log, `run:finished of ${name}`, async () => {
+      await this.onFinished(name, raw);
+      return null;
+    }));
+    socket.on('run:resume', (rawId, ack) => respond(ack, log, `run:resume of ${name}`, () => this.resumePoint(name, rawId)));
   }
 
   private runOf(runId: string, machine: string): RunSummary {
@@ -185,7 +187,7 @@ export class Coordinator {
     return run;
   }
 
-  private async onRecords(machine: string, bytes: unknown): Promise<{ ok: true; next: number } | { ok: false; error: string; next: number | null }> {
+  private async onRecords(machine: string, bytes: unknown): Promise<BatchAck> {
     const batch = decodeRecordBatch(bytes);
     const run = this.runOf(batch.runId, machine);
     const path = this.store.rawPath(run.runId, machine, batch.policy);
@@ -196,7 +198,7 @@ export class Coordinator {
       if (result.duplicates > 0) log.debug(`${machine}/${batch.policy}: dropped ${result.duplicates} duplicate lines`);
       return { ok: true, next: result.next };
     } catch (error) {
-      return { ok: false, error: errorMessage(error), next: await this.sink.nextSeq(path) };
+      return { ...toFailure(error), next: await this.sink.nextSeq(path).catch(() => null) };
     }
   }
 
@@ -282,19 +284,13 @@ export class Coordinator {
         if (auth.protocol !== PROTOCOL_VERSION) throw new BenchfleetError('PROTOCOL', `client speaks protocol ${auth.protocol}, this coordinator ${PROTOCOL_VERSION}`);
         next();
       } catch (error) {
-        next(new Error(errorMessage(error)));
+        next(refusal(error));
       }
     });
     ns.on('connection', (socket: ControlSocket) => {
-      const reply = <T>(ack: (r: { ok: true; value: T } | { ok: false; error: string }) => void, work: () => Promise<T>): void => {
-        if (typeof ack !== 'function') return;
-        work().then(
-          (value) => ack({ ok: true, value }),
-          (error: unknown) => ack({ ok: false, error: errorMessage(error) }),
-        );
-      };
+      const reply = <T>(ack: unknown, work: () => Promise<T> | T): void => respond(ack, log, 'control request', work);
       socket.on('run:start', (request, ack) => reply(ack, () => this.startRun(request)));
-      socket.on('status', (ack) => reply(ack, () => Promise.resolve({ agents: this.registry.list(), runs: this.store.list() })));
+      socket.on('status', (ack) => reply(ack, () => ({ agents: this.registry.list(), runs: this.store.list() })));
       socket.on('run:follow', (rawId, ack) =>
         reply(ack, async () => {
           const run = this.store.get(validateRunId(rawId));
@@ -321,9 +317,9 @@ export class Coordinator {
     const unknown = machines.filter((m) => !this.registry.known(m));
     if (unknown.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `unknown machine${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; \`benchfleet status\` lists the agents`);
     const offline = machines.filter((m) => !this.agentSockets.has(m));
-    if (offline.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `offline machine${offline.length > 1 ? 's' : ''}: ${offline.join(', ')}; start their agents first`);
+    if (offline.length > 0) throw new BenchfleetError('MACHINE_OFFLINE', `offline machine${offline.length > 1 ? 's' : ''}: ${offline.join(', ')}; start their agents first`);
     const busy = machines.filter((m) => this.registry.list().find((a) => a.name === m)?.runId);
-    if (busy.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `busy machine${busy.length > 1 ? 's' : ''}: ${busy.join(', ')}; wait for their runs or cancel them`);
+    if (busy.length > 0) throw new BenchfleetError('MACHINE_BUSY', `busy machine${busy.length > 1 ? 's' : ''}: ${busy.join(', ')}; wait for their runs or cancel them`);
     const planSha256 = createHash('sha256').update(request.planText).digest('hex');
     const runIds: string[] = [];
     let first: RunSummary | null = null;
@@ -348,7 +344,7 @@ export class Coordinator {
         try {
           if (!socket) throw new Error(`${machine} is offline`);
           const result = await socket.timeout(timeout).emitWithAck('run:assign', { runId: run.runId, machine, planText, planSha256: run.planSha256 });
-          if (!result.ok) throw new Error(result.error);
+          if (!result.ok) throw fromFailure(result);
           this.registry.setRun(machine, run.runId);
         } catch (error) {
           m.state = 'failed';

@@ -1,28 +1,64 @@
 // The one place that defines benchfleet's errors. Each has a stable `code` that scripts can
 // match and a message that names the flag, field or file at fault and what to do about it.
 
-export type ErrorCode =
-  | 'USAGE'
-  | 'FILE_NOT_FOUND'
-  | 'FILE_UNREADABLE'
-  | 'UNKNOWN_KERNEL'
-  | 'INPUT_TOO_LARGE'
-  | 'INPUT_MALFORMED'
-  | 'KERNEL_REJECTED_INPUT'
-  | 'CORPUS_MISSING'
-  | 'CORPUS_MISMATCH'
-  | 'CORPUS_BUILD_FAILED'
-  | 'PLAN_INVALID'
-  | 'RECORD_INVALID'
-  | 'MANIFEST_MISMATCH'
-  | 'LOCK_HELD'
-  | 'HARNESS_FAILED'
-  | 'OUTPUT_EXISTS'
-  | 'AUTH_FAILED'
-  | 'PROTOCOL'
-  | 'UNKNOWN_MACHINE'
-  | 'UNKNOWN_RUN'
-  | 'CONNECTION';
+/** Every code, so that a code arriving over the wire can be checked against the list. */
+export const ERROR_CODES = [
+  'USAGE',
+  'FILE_NOT_FOUND',
+  'FILE_UNREADABLE',
+  'UNKNOWN_KERNEL',
+  'INPUT_TOO_LARGE',
+  'INPUT_MALFORMED',
+  'KERNEL_REJECTED_INPUT',
+  'CORPUS_MISSING',
+  'CORPUS_MISMATCH',
+  'CORPUS_BUILD_FAILED',
+  'PLAN_INVALID',
+  'RECORD_INVALID',
+  'MANIFEST_MISMATCH',
+  'LOCK_HELD',
+  'HARNESS_FAILED',
+  'OUTPUT_EXISTS',
+  'AUTH_FAILED',
+  /** The token is right but its role (agent or control) may not do this. */
+  'FORBIDDEN',
+  /** Too many failed logins from this address; wait for the window to pass. */
+  'RATE_LIMITED',
+  'PROTOCOL',
+  'UNKNOWN_MACHINE',
+  'MACHINE_NAME_INVALID',
+  /** The machine is connected but already has a run (or a queued series) of its own. */
+  'MACHINE_BUSY',
+  /** The machine is known but its agent is not connected. */
+  'MACHINE_OFFLINE',
+  /** An agent with this name is connected and answers its liveness check. */
+  'NAME_IN_USE',
+  'UNKNOWN_RUN',
+  /** The coordinator no longer takes records for this machine of this run (completed, failed or cancelled). */
+  'RUN_NOT_WANTED',
+  /** A run or machine state change that the run lifecycle does not allow. */
+  'ILLEGAL_TRANSITION',
+  /** The coordinator could not write to its disk (full, read-only, I/O error); nothing was acknowledged. */
+  'STORAGE_FAILED',
+  'CONNECTION',
+  'CONNECTION_REFUSED',
+  /** TLS: the coordinator's certificate is not signed by a trusted CA (give --ca). */
+  'TLS_UNKNOWN_CA',
+  /** TLS: the certificate does not name the host in the URL. */
+  'TLS_HOSTNAME_MISMATCH',
+  /** http:// to a TLS port or https:// to a plain one. */
+  'TLS_SCHEME_MISMATCH',
+  /** A bug or an unexpected failure on the other side; its message says what. */
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && CODES.has(value);
+}
 
 export class BenchfleetError extends Error {
   readonly code: ErrorCode;

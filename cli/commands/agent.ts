@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { Agent } from '../../agent/agent.ts';
-import { validMachineName } from '../../shared/protocol/validate.ts';
+import { describeBadMachineName, validMachineName } from '../../shared/machine-name.ts';
 import { loadToken } from '../../coordinator/auth.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
@@ -31,7 +31,7 @@ export const agentCommand: CommandModule<object, Args> = {
       .option('ca', { type: 'string', describe: 'PEM CA certificate to trust for an https coordinator' })
       .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
   handler: async (args) => {
-    if (!validMachineName(args.name)) throw new BenchfleetError('USAGE', `--name "${args.name}" is not a machine name: use letters, digits, ., _ and - (up to 63)`);
+    if (!validMachineName(args.name)) throw new BenchfleetError('USAGE', `--name ${describeBadMachineName(args.name)}`);
     checkLoadWait(args);
     const url = coordinatorUrl(args.coordinator);
     const token = await loadToken(args['token-file']);

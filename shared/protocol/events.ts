@@ -3,6 +3,7 @@
 // the CLI. docs/protocol.md describes every event for people writing an agent of their own.
 // Every payload that arrives passes a validator in validate.ts before anything trusts it.
 import type { Policy } from '../policies.ts';
+import type { Failure } from './failure.ts';
 
 export const PROTOCOL_VERSION = 1;
 export const AGENT_NAMESPACE = '/agent';
@@ -66,7 +67,8 @@ export interface RecordBatch {
   lines: string[];
 }
 
-export type BatchAck = { ok: true; next: number } | { ok: false; error: string; next: number | null };
+/** `next` on a refusal: where the coordinator's copy ends, so the agent resends from there (null when unknown). */
+export type BatchAck = { ok: true; next: number } | (Failure & { next: number | null });
 
 export interface RunProgress {
   runId: string;
@@ -82,7 +84,8 @@ export interface RunFinished {
   message?: string;
 }
 
-export type Ack<T> = { ok: true; value: T } | { ok: false; error: string };
+/** Every answer: a value, or a refusal with a code of shared/errors.ts and one line saying why. */
+export type Ack<T> = { ok: true; value: T } | Failure;
 
 export type AgentToCoordinator = {
   /** Records, msgpackr-encoded RecordBatch; acknowledged only after the coordinator has written them. */

@@ -4,6 +4,7 @@
 // that names the field at fault.
 import { unpack } from 'msgpackr';
 import { BenchfleetError } from '../errors.ts';
+import { describeBadMachineName, validMachineName } from '../machine-name.ts';
 import { isPolicy } from '../policies.ts';
 import type { AgentAuth, ControlAuth, MachineFacts, RecordBatch, RunFinished, RunProgress } from './events.ts';
 
@@ -29,13 +30,6 @@ function int(o: Obj, key: string, field: string, min = 0): number {
   const v = o[key];
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) fail(`${field}.${key}`, `must be an integer >= ${min}`);
   return v;
-}
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-
-/** A machine name is safe as a folder name and readable in a table. */
-export function validMachineName(name: string): boolean {
-  return NAME.test(name);
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]{4,64}$/;
@@ -75,7 +69,7 @@ export function validateFacts(value: unknown, field = 'facts'): MachineFacts {
 export function validateAgentAuth(value: unknown): AgentAuth {
   const o = obj(value, 'auth');
   const name = str(o, 'name', 'auth', 64);
-  if (!validMachineName(name)) fail('auth.name', `"${name}" is not a valid machine name (letters, digits, ., _ and -, up to 63 characters)`);
+  if (!validMachineName(name)) throw new BenchfleetError('MACHINE_NAME_INVALID', `auth.name ${describeBadMachineName(name)}`);
   return { token: str(o, 'token', 'auth'), protocol: int(o, 'protocol', 'auth', 1), name, facts: validateFacts(o['facts'], 'auth.facts') };
 }
 
@@ -136,6 +130,8 @@ export function validateStartRequest(value: unknown): { planText: string; machin
   const planText = str(o, 'planText', 'request', 1 << 20);
   const machines = o['machines'];
   if (!Array.isArray(machines) || machines.length === 0 || !machines.every((m) => typeof m === 'string')) fail('request.machines', 'must name at least one machine');
+  const bad = machines.find((m) => !validMachineName(m));
+  if (bad !== undefined) throw new BenchfleetError('MACHINE_NAME_INVALID', `request.machines: ${describeBadMachineName(bad)}`);
   const runs = o['runs'] === undefined ? 1 : int(o, 'runs', 'request', 1);
   if (runs > MAX_SERIES_RUNS) fail('request.runs', `must be at most ${MAX_SERIES_RUNS}`);
   return { planText, machines, runs };

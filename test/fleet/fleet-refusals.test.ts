@@ -60,13 +60,13 @@ test('a run naming unknown or offline machines is refused up front with their na
   try {
     const planText = JSON.stringify(SMALL_PLAN);
     const unknown = await request<ControlToCoordinator, 'run:start'>(socket, 10_000, 'run:start', { planText, machines: ['alpha', 'nosuch', 'ghost'] });
-    assert.deepEqual(unknown, { ok: false, error: 'unknown machines: nosuch, ghost; `benchfleet status` lists the agents' });
+    assert.deepEqual(unknown, { ok: false, code: 'UNKNOWN_MACHINE', message: 'unknown machines: nosuch, ghost; `benchfleet status` lists the agents' });
     const malformed = await request<ControlToCoordinator, 'run:start'>(socket, 10_000, 'run:start', { planText: JSON.stringify({ ...SMALL_PLAN, rounds: 0 }), machines: ['alpha'] });
     assert.equal(malformed.ok, false);
-    assert.match(malformed.ok ? '' : malformed.error, /rounds/);
+    assert.match(malformed.ok ? '' : `${malformed.code}: ${malformed.message}`, /rounds/);
     const notJson = await request<ControlToCoordinator, 'run:start'>(socket, 10_000, 'run:start', { planText: '{ "kernels": ', machines: ['alpha'] });
     assert.equal(notJson.ok, false);
-    assert.match(notJson.ok ? '' : notJson.error, /not valid JSON/);
+    assert.match(notJson.ok ? '' : `${notJson.code}: ${notJson.message}`, /not valid JSON/);
   } finally {
     socket.close();
   }
@@ -98,7 +98,7 @@ test('malformed record batches are refused with a clear message and nothing of t
   const send = async (bytes: Uint8Array): Promise<string> => {
     const answer = await request<AgentToCoordinator, 'records'>(beta, 10_000, 'records', bytes);
     assert.equal(answer.ok, false);
-    return answer.ok ? '' : answer.error;
+    return answer.ok ? '' : answer.message;
   };
   const environment = (sha: string): string => JSON.stringify(environmentRecord({ machine: 'beta', policy: 'whole', planSha256: sha }));
   try {

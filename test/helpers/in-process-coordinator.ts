@@ -1,0 +1,64 @@
+// A real coordinator inside the test process (socket.io on 127.0.0.1, port 0, a temporary data
+// folder) and protocol-level clients for it, for tests that send what no well-behaved agent
+// would: malformed ids, events without acknowledgements, batches aimed at the wrong state.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { io, type Socket } from 'socket.io-client';
+import { machineFacts } from '../../agent/machine-facts.ts';
+import { connectControl, type ControlSocket } from '../../cli/control-client.ts';
+import { Coordinator, type CoordinatorOptions } from '../../coordinator/server.ts';
+import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent } from '../../shared/protocol/events.ts';
+
+export type RawAgent = Socket<CoordinatorToAgent, AgentToCoordinator>;
+
+export interface TestCoordinator {
+  coordinator: Coordinator;
+  url: string;
+  dataDir: string;
+  token: string;
+  control(token?: string): Promise<ControlSocket>;
+  /** A protocol-level agent that accepts every assignment. */
+  agent(name: string, options?: { token?: string; url?: string }): Promise<RawAgent>;
+  close(): Promise<void>;
+}
+
+export async function startTestCoordinator(options: Partial<CoordinatorOptions> = {}): Promise<TestCoordinator> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'benchfleet-coord-')));
+  const token = options.token ?? randomBytes(16).toString('hex');
+  const coordinator = new Coordinator({ host: '127.0.0.1', port: 0, token, ...options, dataDir });
+  const url = await coordinator.start();
+  const sockets: Socket[] = [];
+  return {
+    coordinator,
+    url,
+    dataDir,
+    token,
+    async control(asToken = token) {
+      const socket = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token: asToken });
+      sockets.push(socket);
+      return socket;
+    },
+    async agent(name, agentOptions = {}) {
+      const agentToken = agentOptions.token ?? token;
+      const socket: RawAgent = io(`${agentOptions.url ?? url}${AGENT_NAMESPACE}`, {
+        auth: { token: agentToken, protocol: PROTOCOL_VERSION, name, facts: machineFacts() },
+        extraHeaders: { authorization: `Bearer ${agentToken}` },
+        transports: ['websocket'],
+        reconnection: false,
+      });
+      sockets.push(socket);
+      socket.on('run:assign', (_assignment, ack) => ack({ ok: true, value: null }));
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', () => resolve());
+        socket.once('connect_error', reject);
+      });
+      return socket;
+    },
+    async close() {
+      for (const s of sockets) s.close();
+      await coordinator.close();
+    },
+  };
+}

@@ -51,6 +51,7 @@ export class Agent {
   private socket: Socket<CoordinatorToAgent, AgentToCoordinator> | null = null;
   private readonly runs = new Map<string, ActiveRun>();
   private fatal: ((error: Error) => void) | null = null;
+  private stopped: (() => void) | null = null;
 
   constructor(options: AgentOptions) {
     checkIsolation(options);
@@ -65,8 +66,12 @@ export class Agent {
 
   /** Connect and serve until stop(); rejects when the coordinator refuses this agent for good. */
   async run(): Promise<void> {
+    // Not connected until the spool is scanned, and every listener is attached before the first
+    // await: a `connect` that fired during the scan used to be missed, so a restarted agent
+    // never resent its runs and they stayed "running" on the coordinator for ever.
     const socket: Socket<CoordinatorToAgent, AgentToCoordinator> = io(`${this.options.coordinator}${AGENT_NAMESPACE}`, {
       auth: { token: this.options.token, protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() },
+      autoConnect: false,
       reconnection: true,
       reconnectionAttempts: Number.POSITIVE_INFINITY,
       reconnectionDelay: 500,
@@ -75,7 +80,14 @@ export class Agent {
       ...(this.options.ca ? { ca: this.options.ca.toString() } : {}),
     });
     this.socket = socket;
+    const served = this.serve(socket);
     for (const status of await this.spool.undelivered()) await this.adopt(status);
+    socket.connect();
+    return served;
+  }
+
+  /** Attach every listener (synchronously); resolves on stop(), rejects when refused for good. */
+  private serve(socket: Socket<CoordinatorToAgent, AgentToCoordinator>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.fatal = (error) => {
         socket.close();
@@ -90,11 +102,13 @@ export class Agent {
           void this.pump(run);
         }
       });
+      this.stopped = () => {
+        this.status('stopped');
+        resolve();
+      };
       socket.on('disconnect', (reason) => {
-        if (reason === 'io client disconnect') {
-          this.status('stopped');
-          resolve();
-        } else this.status(`disconnected from the coordinator (${reason}); reconnecting`);
+        if (reason === 'io client disconnect') this.stopped?.();
+        else this.status(`disconnected from the coordinator (${reason}); reconnecting`);
       });
       socket.on('connect_error', (error) => {
         // The server's middleware refused us (token, duplicate name): retrying cannot help.
@@ -119,7 +133,10 @@ export class Agent {
 
   stop(): void {
     for (const run of this.runs.values()) run.child?.kill('SIGTERM');
+    const wasConnected = this.socket?.connected === true;
     this.socket?.close();
+    // A socket that never connected (stopped during the spool scan) sends no disconnect.
+    if (!wasConnected) this.stopped?.();
   }
 
   private async accept(assignment: RunAssignment): Promise<void> {

@@ -74,3 +74,23 @@ export function isHarnessEvent(value: unknown): value is HarnessEvent {
       return false;
   }
 }
+
+/**
+ * What the harness's exit code tells its parent. Signals arrive as codes, not as the child's
+ * signal, because the harness catches SIGINT/SIGTERM to release its lock and exits itself (and
+ * taskset/nice exec it, so the code is the harness's own).
+ */
+export const HARNESS_EXIT = {
+  /** Every sample written ("done" was sent). */
+  completed: 0,
+  /** Stopped by an error ("failed" was sent). */
+  failed: 1,
+  /** Bad arguments or plan. */
+  usage: 2,
+  /** The IPC parent went away; the harness stopped on its own. */
+  parentGone: 3,
+  /** SIGINT (Ctrl-C). */
+  interrupted: 130,
+  /** SIGTERM (the agent's cancel or stop). */
+  terminated: 143,
+} as const;

@@ -13,7 +13,7 @@ import { runPlan } from '../../agent/harness/runner.ts';
 import { acquireTimingLock, DEFAULT_LOCK_FILE, DEFAULT_LOCK_WAIT_SECONDS, describeLockWait, LOCK_FILE_ENV, LOCK_HELD_BY_ENV, timingLockFile } from '../../agent/harness/timing-lock.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
-import { isResumeMessage, type HarnessEvent } from '../../shared/harness-events.ts';
+import { HARNESS_EXIT, isResumeMessage, type HarnessEvent } from '../../shared/harness-events.ts';
 import type { LoadWait } from '../../shared/records.ts';
 import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
@@ -67,6 +67,22 @@ function sendEvent(event: HarnessEvent): Promise<void> {
   });
 }
 
+/**
+ * With an IPC parent (the agent), the channel closing means the parent is gone (even SIGKILLed):
+ * stop at once rather than keep timing for nobody while holding the machine's timing lock (the
+ * lock goes with the process's exit). Returns the function that removes the watch.
+ */
+function exitWithParent(onGone: () => void = () => undefined): () => void {
+  if (typeof process.send !== 'function') return () => undefined;
+  const gone = (): void => {
+    onGone();
+    process.stderr.write('harness: the parent process is gone; stopping (the samples written so far are kept)\n');
+    process.exit(HARNESS_EXIT.parentGone);
+  };
+  process.once('disconnect', gone);
+  return () => process.off('disconnect', gone);
+}
+
 /** Run this same command in a child under taskset/nice/heap cap; forward its events and signals. */
 async function reexecute(args: Args, isolation: IsolationOptions): Promise<void> {
   checkIsolation(isolation);
@@ -96,13 +112,15 @@ async function reexecute(args: Args, isolation: IsolationOptions): Promise<void>
   };
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
+  const unwatch = exitWithParent(() => child.kill('SIGTERM'));
   const code = await new Promise<number>((resolve, reject) => {
     child.on('error', (error) => reject(new BenchfleetError('USAGE', `could not start ${file}: ${error.message}`)));
-    child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal === 'SIGINT' ? 130 : 143)));
+    child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal === 'SIGINT' ? HARNESS_EXIT.interrupted : HARNESS_EXIT.terminated)));
   });
   process.off('SIGINT', forward);
   process.off('SIGTERM', forward);
   process.off('message', forwardDown);
+  unwatch();
   process.exitCode = code;
 }
 
@@ -122,6 +140,8 @@ async function runHere(args: Args): Promise<void> {
   }
   if (!(args['lock-wait'] >= 0)) throw new BenchfleetError('USAGE', `--lock-wait must be a number of seconds >= 0, got ${args['lock-wait']}`);
   prepareOutputDir(args.out);
+  // Watched from before the lock wait: an agent that dies while its harness waits ends that wait too.
+  const unwatch = exitWithParent();
   const lock = await acquireTimingLock({
     what: `harness --plan ${args.plan}`,
     file: timingLockFile(process.env, args['lock-file']),
@@ -143,7 +163,7 @@ async function runHere(args: Args): Promise<void> {
     bar?.finish();
     lock.release();
     process.stderr.write(`harness: ${signal}; the samples written so far are in ${args.out}\n`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
+    process.exit(signal === 'SIGINT' ? HARNESS_EXIT.interrupted : HARNESS_EXIT.terminated);
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
@@ -172,6 +192,7 @@ async function runHere(args: Args): Promise<void> {
     bar?.finish();
     throw error;
   } finally {
+    unwatch();
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
     lock.release();

@@ -29,7 +29,7 @@ export interface Fleet {
   url: string;
   port: number;
   startCoordinator(port?: number): Promise<void>;
-  startAgent(name: string, coordinatorUrl?: string): Promise<Proc>;
+  startAgent(name: string, coordinatorUrl?: string, extraArgs?: string[]): Promise<Proc>;
   control(): Promise<ControlSocket>;
   stopAll(): Promise<void>;
 }
@@ -52,8 +52,8 @@ export async function createFleet(): Promise<Fleet> {
       fleet.url = match[1] as string;
       fleet.port = Number(match[2]);
     },
-    async startAgent(name, coordinatorUrl = fleet.url) {
-      const agent = startBenchfleet(['agent', '--coordinator', coordinatorUrl, '--name', name, '--state', join(dir, 'agents', name)], env, join(dir, `agent-${name}.log`));
+    async startAgent(name, coordinatorUrl = fleet.url, extraArgs = []) {
+      const agent = startBenchfleet(['agent', '--coordinator', coordinatorUrl, '--name', name, '--state', join(dir, 'agents', name), ...extraArgs], env, join(dir, `agent-${name}.log`));
       agents.push(agent);
       await agent.waitFor(/connected to .* as /);
       return agent;

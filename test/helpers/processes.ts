@@ -9,14 +9,20 @@ export const BIN = fileURLToPath(new URL('../../bin/benchfleet.js', import.meta.
 export interface Proc {
   child: ChildProcess;
   output(): string;
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** Wait for a match in the output from character `since` on (0: all of it; `output().length`: only what comes next). */
+  waitFor(pattern: RegExp, timeoutMs?: number, since?: number): Promise<RegExpExecArray>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Start `benchfleet ARGS`; with `logFile`, everything it prints is also appended there (kept for diagnosis). */
-export function startBenchfleet(args: string[], env: NodeJS.ProcessEnv = {}, logFile?: string): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Start `benchfleet ARGS`; with `logFile`, everything it prints is also appended there (kept for
+ * diagnosis). `wrapper` runs it through another command that execs it in the end, such as
+ * `ip netns exec NS`, so that the pid (and a SIGKILL) is still benchfleet's own.
+ */
+export function startBenchfleet(args: string[], env: NodeJS.ProcessEnv = {}, logFile?: string, wrapper: readonly string[] = []): Proc {
+  const [file, ...argv] = [...wrapper, process.execPath, BIN, ...args] as [string, ...string[]];
+  const child = spawn(file, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const waiters: (() => void)[] = [];
   const onData = (chunk: Buffer): void => {
@@ -36,11 +42,11 @@ export function startBenchfleet(args: string[], env: NodeJS.ProcessEnv = {}, log
     child,
     output: () => text,
     exited,
-    waitFor(pattern, timeoutMs = 60_000) {
+    waitFor(pattern, timeoutMs = 60_000, since = 0) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${String(pattern)}; output so far:\n${text}`)), timeoutMs);
         const check = (): void => {
-          const match = pattern.exec(text);
+          const match = pattern.exec(text.slice(since));
           if (match) {
             clearTimeout(timer);
             resolve(match);

@@ -1,0 +1,133 @@
+// The fleet across real links: a coordinator and two agents on hosts of their own (network
+// namespaces on one bridge), and the faults real networks and hosts have. Every test checks
+// exactly once against the agents' spools byte for byte, verifies the run's manifest, and
+// checks that its fault began mid-run. Runs as root (CI does); skipped, with the reason, only
+// where network namespaces cannot be made.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Policy } from '../../shared/policies.ts';
+import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { request } from '../../shared/protocol/request.ts';
+import { waitForLines } from '../helpers/file-waits.ts';
+import { netnsUnavailable } from './netns-network.ts';
+import {
+  assertExactlyOnce,
+  assertManifestVerifies,
+  assertMidRun,
+  createNetnsFleet,
+  deliveredLines,
+  plannedLines,
+  startRun,
+  waitForRunEnd,
+  type NetnsFleet,
+  type NetnsPlan,
+} from './netns-fleet.ts';
+
+const unavailable = await netnsUnavailable();
+const skip = unavailable ? `network namespaces unavailable: ${unavailable}` : false;
+
+/** Short enough for CI, long enough that a fault seen after the first lines is well inside the run. */
+const PLAN: NetnsPlan = {
+  name: 'netns faults',
+  kernels: ['xxhash32', 'sha256', 'crc32'],
+  arms: ['native', 'workers-1-batched', 'taskpool-1-batched'],
+  policies: ['whole', 'pages'],
+  rounds: 3,
+  repeats: 2,
+  jobs: 4,
+  seed: 7,
+  schedule: 'sequential',
+};
+const POLICIES: readonly Policy[] = PLAN.policies;
+const PER_MACHINE = plannedLines(PLAN) * PLAN.policies.length;
+const OUTAGE_MS = 30_000;
+/**
+ * Behaviour of the coordinator and agent (issue 9, other parts) that the cancel test needs and
+ * that has not landed yet; the test runs and reports, and counts once this is fixed.
+ */
+const CANCEL_TODO = 'missing: a cancel sent while the agent is offline never reaches it; after reconnecting, agent b runs the cancelled harness to its end and refuses the next run as busy';
+
+let fleet: NetnsFleet;
+before(async () => {
+  if (!skip) fleet = await createNetnsFleet(['a', 'b']);
+}, { timeout: 120_000 });
+after(async () => {
+  await fleet?.destroy();
+});
+
+test('a 30 s link outage of one agent and 10% packet loss on the other, in one run, lose and repeat no sample', { skip, timeout: 150_000 }, async () => {
+  await fleet.network.dropPackets('a', 0.1);
+  try {
+    const { runId } = await startRun(fleet, PLAN, ['a', 'b']);
+    await waitForLines(fleet.rawPath(runId, 'b', 'whole'), 3, 'b delivering its first samples');
+    await fleet.network.setLink('b', false);
+    const atOutage = await deliveredLines(fleet, runId, ['b'], POLICIES);
+    const outage = delay(OUTAGE_MS);
+    // The agent goes on measuring while its link is down: its spool grows past what was delivered.
+    await waitForLines(fleet.spoolPath(runId, 'b', 'whole'), Math.min(plannedLines(PLAN), atOutage + 2), 'b measuring on while cut off', OUTAGE_MS);
+    await outage;
+    assert.equal(await deliveredLines(fleet, runId, ['b'], POLICIES), atOutage, 'lines reached the coordinator through a link that was down');
+    await fleet.network.setLink('b', true);
+    const run = await waitForRunEnd(fleet, runId, 100_000);
+    assert.equal(run.state, 'completed', JSON.stringify(run.machines));
+    assertMidRun(atOutage, PER_MACHINE, 'the outage of b');
+    assert.ok((await fleet.network.droppedPackets('a')) > 0, 'no packet of a was dropped');
+    for (const m of ['a', 'b']) assert.equal(await assertExactlyOnce(fleet, runId, m, PLAN, 'complete'), PER_MACHINE);
+    await assertManifestVerifies(fleet, runId);
+  } finally {
+    await fleet.network.clearFilters('a');
+    await fleet.network.setLink('b', true);
+  }
+});
+
+test('a coordinator SIGKILLed mid-run and restarted completes the run with every sample exactly once', { skip, timeout: 120_000 }, async () => {
+  const { runId } = await startRun(fleet, PLAN, ['a', 'b']);
+  await waitForLines(fleet.rawPath(runId, 'a', 'whole'), 3, 'a delivering its first samples');
+  await fleet.coordinator.stop('SIGKILL');
+  const atKill = await deliveredLines(fleet, runId, ['a', 'b'], POLICIES);
+  const marks = new Map(['a', 'b'].map((m) => [m, fleet.agent(m).output().length]));
+  await fleet.startCoordinator();
+  for (const m of ['a', 'b']) await fleet.agent(m).waitFor(/connected to .* as /, 60_000, marks.get(m));
+  const run = await waitForRunEnd(fleet, runId, 100_000);
+  assert.equal(run.state, 'completed', JSON.stringify(run.machines));
+  assertMidRun(atKill, 2 * PER_MACHINE, 'the coordinator\'s SIGKILL');
+  for (const m of ['a', 'b']) assert.equal(await assertExactlyOnce(fleet, runId, m, PLAN, 'complete'), PER_MACHINE);
+  await assertManifestVerifies(fleet, runId);
+});
+
+test('a run cancelled while an agent is partitioned ends cancelled; the agent\'s later records are refused and the manifest holds', { skip, todo: skip ? false : CANCEL_TODO, timeout: 120_000 }, async () => {
+  const { runId } = await startRun(fleet, PLAN, ['a', 'b']);
+  await waitForLines(fleet.rawPath(runId, 'b', 'whole'), 3, 'b delivering its first samples');
+  const coordinatorMark = fleet.coordinator.output().length;
+  await fleet.network.setRejecting('b', true);
+  let atCancel: number;
+  try {
+    await fleet.coordinator.waitFor(/agent b disconnected/, 30_000, coordinatorMark);
+    const socket = await fleet.control();
+    try {
+      atCancel = await deliveredLines(fleet, runId, ['b'], POLICIES);
+      const cancelled = await request<ControlToCoordinator, 'run:cancel'>(socket, 10_000, 'run:cancel', runId);
+      assert.equal(cancelled.ok, true, JSON.stringify(cancelled));
+    } finally {
+      socket.close();
+    }
+    const run = await waitForRunEnd(fleet, runId, 30_000);
+    assert.equal(run.state, 'cancelled');
+  } finally {
+    const agentMark = fleet.agent('b').output().length;
+    await fleet.network.setRejecting('b', false);
+    await fleet.agent('b').waitFor(/connected to .* as /, 60_000, agentMark);
+  }
+  // The agent learns of the cancel only now; once it has taken (and finished) a next run, it has
+  // sent whatever it still held of the cancelled one.
+  const next = await startRun(fleet, { ...PLAN, kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 1 }, ['b']);
+  assert.equal((await waitForRunEnd(fleet, next.runId, 60_000)).state, 'completed');
+  const run = await waitForRunEnd(fleet, runId, 10_000);
+  assert.equal(run.state, 'cancelled');
+  for (const m of ['a', 'b']) assert.equal(run.machines[m]?.state, 'cancelled', `${m}: ${JSON.stringify(run.machines[m])}`);
+  assertMidRun(atCancel, PER_MACHINE, 'the cancel during b\'s partition');
+  assert.equal(await deliveredLines(fleet, runId, ['b'], POLICIES), atCancel, 'records of b arrived after the cancel');
+  for (const m of ['a', 'b']) await assertExactlyOnce(fleet, runId, m, PLAN, 'prefix');
+  await assertManifestVerifies(fleet, runId);
+});

@@ -1,9 +1,10 @@
 // `benchfleet compare RUN|DIR ...`: run-to-run variation for what it is. Groups the runs by
-// machine, policy, kernel and arm and gives each run's within-run interval, the spread between
-// runs with a verdict, Kalibera & Jones' variance components and recommended repetitions, and
-// a hierarchical interval that covers run-to-run variation.
+// machine, policy, kernel and arm and gives each run's within-run interval, a t interval
+// across runs, a calibrated verdict (stable, unstable, inconclusive, failed), Kalibera &
+// Jones' variance components and recommended repetitions. `--fail-on` makes it a CI gate.
 import type { CommandModule } from 'yargs';
-import { buildComparison, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../shared/analysis/compare.ts';
+import { buildComparison, DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../shared/analysis/compare.ts';
+import type { Comparison } from '../../shared/analysis/compare-types.ts';
 import { loadRuns } from '../../shared/analysis/compare-load.ts';
 import { renderComparison, type CompareFormat } from '../../shared/analysis/compare-render.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from '../../shared/analysis/summary-types.ts';
@@ -25,6 +26,23 @@ interface Args {
   'run-cost': number;
   seed: number;
   resamples: number;
+  margin: number;
+  alpha: number;
+  'include-failed': boolean;
+  'fail-on': string[];
+}
+
+/** Exit code of a command whose data trips its --fail-on gate (errors exit 1, usage errors 2). */
+export const GATE_EXIT_CODE = 3;
+export const COMPARE_GATES = ['unstable', 'inconclusive', 'failures'] as const;
+
+/** The gates of `--fail-on` that these groups trip, e.g. ["unstable"]. */
+export function trippedGates(comparison: Comparison, gates: readonly string[]): string[] {
+  const tripped: string[] = [];
+  if (gates.includes('unstable') && comparison.groups.some((g) => g.verdict === 'unstable')) tripped.push('unstable');
+  if (gates.includes('inconclusive') && comparison.groups.some((g) => g.verdict === 'inconclusive')) tripped.push('inconclusive');
+  if (gates.includes('failures') && comparison.groups.some((g) => g.failures > 0)) tripped.push('failures');
+  return tripped;
 }
 
 export const compareCommand: CommandModule<object, Args> = {
@@ -44,13 +62,27 @@ export const compareCommand: CommandModule<object, Args> = {
       .option('target', { type: 'number', default: DEFAULT_TARGET * 100, describe: 'Target half-width of the 95% interval in percent, for the recommended runs and rounds' })
       .option('run-cost', { type: 'number', default: DEFAULT_RUN_COST_SECONDS, describe: 'Seconds one more run costs beyond its rounds (start-up, warm-up), for the recommendation' })
       .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed' })
-      .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Bootstrap resamples' })
+      .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Resamples of the diagnostic hierarchical bootstrap' })
+      .option('margin', { type: 'number', default: DEFAULT_MARGIN * 100, describe: "Practical-equivalence margin in percent: \"stable\" only when every run is shown within it of the runs' mean" })
+      .option('alpha', { type: 'number', default: DEFAULT_ALPHA, describe: 'Level of the verdict\'s tests: the false-alarm rate of "unstable" when runs do not differ' })
+      .option('include-failed', { type: 'boolean', default: false, describe: 'Give a verdict for groups whose samples failed checks (default: verdict "failed")' })
+      .option('fail-on', {
+        type: 'string',
+        array: true,
+        default: [],
+        choices: COMPARE_GATES,
+        describe: `Exit ${GATE_EXIT_CODE} when a group is unstable, inconclusive, or has failed samples (after printing everything)`,
+      })
       .example('$0 compare r-8f2k r-9x1a --data /srv/benchfleet --machine ryzen', 'two runs of one machine')
-      .example('$0 compare results/monday results/friday --kernel aes-cbc-decrypt --json', 'two result folders, as JSON'),
+      .example('$0 compare results/monday results/friday --kernel aes-cbc-decrypt --json', 'two result folders, as JSON')
+      .example('$0 compare r-1 r-2 r-3 --data /srv/benchfleet --fail-on unstable failures', `a CI gate: exit ${GATE_EXIT_CODE} on a run effect or a failed check`)
+      .epilogue(`Exit codes: 0 done, 1 error, 2 bad usage, ${GATE_EXIT_CODE} a --fail-on gate tripped. docs/statistics.md defines every figure.`),
   handler: async (args) => {
     checkSeed(args.seed);
     checkResamples(args.resamples);
     if (!(args.target > 0 && args.target < 100)) throw new BenchfleetError('USAGE', `--target is a percentage above 0 and below 100, got ${args.target}`);
+    if (!(args.margin > 0 && args.margin < 100)) throw new BenchfleetError('USAGE', `--margin is a percentage above 0 and below 100, got ${args.margin}`);
+    if (!(args.alpha > 0 && args.alpha < 0.5)) throw new BenchfleetError('USAGE', `--alpha is a level above 0 and below 0.5 (e.g. 0.05), got ${args.alpha}`);
     if (!(args['run-cost'] >= 0)) throw new BenchfleetError('USAGE', `--run-cost is a number of seconds, at least 0, got ${args['run-cost']}`);
     const chosen = (['json', 'markdown', 'text'] as const).filter((f) => args[f]);
     if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
@@ -62,6 +94,9 @@ export const compareCommand: CommandModule<object, Args> = {
       resamples: args.resamples,
       target: args.target / 100,
       runCostSeconds: args['run-cost'],
+      margin: args.margin / 100,
+      alpha: args.alpha,
+      includeFailed: args['include-failed'],
       ...(args.machine === undefined ? {} : { machine: args.machine }),
       ...(args.policy === undefined ? {} : { policy: args.policy }),
       ...(args.kernel === undefined ? {} : { kernel: args.kernel }),
@@ -69,5 +104,10 @@ export const compareCommand: CommandModule<object, Args> = {
     });
     comparison.notes.push(...skipped);
     process.stdout.write(renderComparison(comparison, format));
+    const tripped = trippedGates(comparison, args['fail-on']);
+    if (tripped.length > 0) {
+      process.stderr.write(`compare: --fail-on ${tripped.join(', ')}: ${tripped.map((t) => `${comparison.groups.filter((g) => (t === 'failures' ? g.failures > 0 : g.verdict === t)).length} group(s) ${t === 'failures' ? 'with failed samples' : t}`).join(', ')}\n`);
+      process.exitCode = GATE_EXIT_CODE;
+    }
   },
 };

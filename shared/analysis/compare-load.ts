@@ -1,7 +1,7 @@
 // Finding the runs to compare: a result folder given by path, or a run id looked up in the
 // coordinator's data folder (DATA/runs/<id>/). Compare needs the raw files (repeat-level data
 // for the variance components), so a result with only a summary is left out and noted.
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { BenchfleetError } from '../errors.ts';
 import type { RunInput } from './compare.ts';
@@ -27,12 +27,22 @@ export async function resolveRunFolder(arg: string, dataDir: string | undefined)
   throw new BenchfleetError('UNKNOWN_RUN', `"${arg}" is not a folder; to name a run by id, give the coordinator's data folder with --data DIR`);
 }
 
-/** Reads every raw file of the given runs. `skipped` collects results that have no raw file. */
+/**
+ * Reads every raw file of the given runs. `skipped` collects results that have no raw file.
+ * The same run given twice (one folder, or two folders holding a byte-identical raw file) is
+ * refused: it would count one run's variation as two runs' agreement.
+ */
 export async function loadRuns(args: readonly string[], dataDir: string | undefined, skipped: string[] = []): Promise<RunInput[]> {
   const runs: RunInput[] = [];
   const seen = new Map<string, string>();
+  const folders = new Map<string, string>();
+  const rawFiles = new Map<string, { arg: string; path: string }>();
   for (const arg of args) {
     const { run, dir } = await resolveRunFolder(arg, dataDir);
+    const real = await realpath(dir);
+    const earlier = folders.get(real);
+    if (earlier !== undefined) throw new BenchfleetError('USAGE', `"${arg}" is the same run as "${earlier}" (${dir}); compare needs distinct runs`);
+    folders.set(real, arg);
     // Two folders with the same name (two machines' copies of one run id) stay two runs.
     const label = seen.has(run) && seen.get(run) !== resolve(dir) ? `${run} (${dir})` : run;
     seen.set(run, resolve(dir));
@@ -42,7 +52,12 @@ export async function loadRuns(args: readonly string[], dataDir: string | undefi
         skipped.push(`${label}: ${join(found.dir, `${found.stem}.summary.json`)} has no raw file beside it; compare needs the raw records, so it is left out.`);
         continue;
       }
-      const { parsed } = await readRawFile(found.rawPath);
+      const { parsed, source } = await readRawFile(found.rawPath);
+      const twin = rawFiles.get(source.sha256);
+      if (twin !== undefined && twin.arg !== arg) {
+        throw new BenchfleetError('USAGE', `${found.rawPath} (from "${arg}") is byte for byte ${twin.path} (from "${twin.arg}"): the same run given twice; compare needs distinct runs`);
+      }
+      rawFiles.set(source.sha256, { arg, path: found.rawPath });
       files.push({ folderMachine: basename(found.dir), stem: found.stem, parsed });
     }
     runs.push({ run: label, files });

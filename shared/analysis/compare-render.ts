@@ -1,37 +1,58 @@
 // The comparison as text for a terminal or as markdown: the cross-machine table when the runs
 // hold several machines, then one block per group with each run, the spread and verdict, the
 // hierarchical interval, the variance components and the recommended repetitions.
-import type { CompareGroup, Comparison } from './compare-types.ts';
+import type { CompareGroup, CompareRun, Comparison } from './compare-types.ts';
 
 export type CompareFormat = 'text' | 'markdown' | 'json';
 
 const x = (v: number) => `${v.toFixed(2)}x`;
 const range = (lo: number, hi: number) => `[${lo.toFixed(2)}-${hi.toFixed(2)}]`;
 const variance = (v: number | null) => (v === null ? 'n/a' : v === 0 ? '0' : v.toPrecision(3));
+const signed = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
+const percent = (v: number) => `${(v * 100).toFixed(1)}%`;
+const failed = (n: number) => (n > 0 ? ` !${n} failed` : '');
+
+/** A run's median with its order-statistic interval and that interval's real coverage; no interval from one round. */
+function runCell(r: CompareRun): string {
+  return `${x(r.median)}${r.interval ? ` ${range(r.interval.lo, r.interval.hi)} ${percent(r.interval.coverage)}` : ' (1 round, no interval)'}${failed(r.failures)}`;
+}
 
 function groupLines(g: CompareGroup): { title: string; header: string[]; rows: string[][]; lines: string[] } {
   const title = `${g.machine} / ${g.policy} / ${g.kernel} / ${g.arm}${g.plan ? ` (plan ${g.plan.slice(0, 12)})` : ' (plan unknown)'}`;
-  const header = ['run', 'speedup', 'interval', 'rounds', 'load at start', 'load at rounds'];
+  const header = ['run', 'median', 'interval (coverage)', 'rounds', 'vs runs\' mean', 'failed', 'load at start', 'load at rounds'];
   const rows = g.runs.map((r) => [
     `${r.run}${r.flagged ? ' *' : ''}`,
     x(r.median),
-    range(r.lo, r.hi),
+    r.interval ? `${range(r.interval.lo, r.interval.hi)} (${percent(r.interval.coverage)})` : '- (1 round)',
     String(r.rounds),
+    r.effect ? `${signed(r.effect.estimate)} [${signed(r.effect.lo)}, ${signed(r.effect.hi)}]` : '-',
+    r.failures > 0 ? `!${r.failures}` : '0',
     r.loadAverage ? r.loadAverage.map((l) => l.toFixed(2)).join(' ') : '-',
     `${r.roundLoad.min.toFixed(2)}-${r.roundLoad.max.toFixed(2)}`,
   ]);
   const rec = g.recommendation;
+  const target = `±${(rec.target * 100).toFixed(0)}%`;
   const plan =
-    rec.runs !== null && rec.rounds !== null
-      ? `${rec.runs} runs of ${rec.rounds} rounds (${rec.repeats} repeats), a round costing ${rec.roundCostSeconds.toFixed(2)} s and a run ${rec.runCostSeconds} s${rec.reason ? `; ${rec.reason}` : ''}`
+    rec.runs !== null
+      ? `${rec.runs} runs of ${rec.rounds} rounds (${rec.repeats} repeats) at the 95% upper bound of the run variance (${rec.runsAtEstimate ?? 'n/a'} at its estimate)` +
+        `${rec.optimalRounds !== null ? `; cost-optimal rounds per run ${rec.optimalRounds} (a round costing ${rec.roundCostSeconds.toFixed(2)} s, a run ${rec.runCostSeconds} s)` : ''}${rec.reason ? `; ${rec.reason}` : ''}`
       : `no recommendation: ${rec.reason ?? 'not enough data'}`;
+  const a = g.acrossRuns;
+  const load =
+    g.load === null
+      ? 'speedup vs load: not measurable (fewer than 3 rounds, or constant load)'
+      : `speedup vs 1-minute load at round start: Spearman ${g.load.spearman.toFixed(2)} over ${g.load.rounds} rounds, ${g.load.p === null ? 'too few rounds for a p-value (no claim below 10)' : `p = ${g.load.p.toFixed(4)}`}${g.load.tracks ? ' (the speedup tracks the load)' : ''}`;
   const lines = [
     `${g.message}.`,
-    `verdict: ${g.verdict}${g.runs.some((r) => r.flagged) ? ' (* stands out: its interval misses most other runs\')' : ''}`,
-    `hierarchical interval (runs, then rounds within runs): ${x(g.hierarchical.median)} ${range(g.hierarchical.lo, g.hierarchical.hi)}`,
+    `verdict: ${g.verdict}${g.runs.some((r) => r.flagged) ? " (* stands out from the runs' mean at the Bonferroni level)" : ''}`,
+    a === null
+      ? 'across runs: needs two runs'
+      : `across runs (t interval on the ${g.runs.length} run means of ln speedup, ${a.df} df): ${x(a.median)} ${range(a.lo, a.hi)} ${Math.round(a.confidence * 100)}%`,
+    `diagnostic, hierarchical bootstrap (runs, then rounds; under-covers with few runs): ${x(g.hierarchical.median)} ${range(g.hierarchical.lo, g.hierarchical.hi)}`,
     `variance of ln speedup (Kalibera & Jones): runs ${variance(g.components.runs)}, rounds within a run ${variance(g.components.rounds)}, repeats within a round ${variance(g.components.repeats)}`,
-    `for a 95% interval within ±${(rec.target * 100).toFixed(0)}%: ${plan}`,
-    g.load === null ? 'speedup vs load: not measurable (fewer than 3 rounds, or constant load)' : `speedup vs 1-minute load at round start: Spearman ${g.load.spearman.toFixed(2)} over ${g.load.rounds} rounds${Math.abs(g.load.spearman) >= 0.5 ? ' (the speedup tracks the load)' : ''}`,
+    `for a 95% interval within ${target}: ${plan}`,
+    load,
+    ...g.warnings.map((w) => `warning: ${w}`),
   ];
   return { title, header, rows, lines };
 }
@@ -50,12 +71,12 @@ function crossMachine(c: Comparison): { title: string; header: string[]; rows: s
       for (const run of c.runs) {
         const cells = c.machines.map((m) => {
           const r = groups.find((g) => g.kernel === kernel && g.machine === m)?.runs.find((rr) => rr.run === run);
-          return r ? `${x(r.median)} ${range(r.lo, r.hi)}` : '-';
+          return r ? runCell(r) : '-';
         });
         if (cells.some((cell) => cell !== '-')) rows.push([kernel, run, ...cells]);
       }
     }
-    tables.push({ title: `Machines side by side: ${policy}, ${arm} (median speedup with within-run interval)`, header: ['kernel', 'run', ...c.machines], rows });
+    tables.push({ title: `Machines side by side: ${policy}, ${arm} (median speedup, within-run interval and its coverage)`, header: ['kernel', 'run', ...c.machines], rows });
   }
   return tables;
 }
@@ -99,10 +120,13 @@ function renderMarkdown(c: Comparison): string {
 }
 
 function footer(c: Comparison): string {
+  const s = c.settings;
   return (
-    `Within-run intervals: ${Math.round(c.settings.confidence * 100)}% percentile bootstrap over one run's paired rounds; they do not cover run-to-run variation. ` +
-    `The hierarchical interval resamples runs, then rounds within each drawn run (${c.settings.resamples.toLocaleString('en-US')} resamples, seed ${c.settings.seed}): it does. ` +
-    'docs/statistics.md defines every figure.'
+    `Within-run intervals: order-statistic intervals for the median of one run's paired rounds, each with its exact distribution-free coverage (the narrowest reaching ${Math.round(s.confidence * 100)}%, else the range of the rounds); they do not cover run-to-run variation. ` +
+    `Across runs: a t interval on the runs' mean log speedups (Kalibera & Jones), which does. ` +
+    `Verdict: unstable when a one-way ANOVA F test of the per-round log speedups finds a run effect at alpha ${s.alpha} (false-alarm rate ${s.alpha} for any number of runs); stable when every run is shown within ±${(s.margin * 100).toFixed(0)}% of the runs' mean (two one-sided tests at ${s.alpha}); inconclusive otherwise; failed when samples failed their checks${s.includeFailed ? ' (here given anyway: --include-failed)' : ''}. ` +
+    `"!N failed": N samples behind the figure failed their checks and are included in it. ` +
+    `The hierarchical bootstrap (${s.resamples.toLocaleString('en-US')} resamples, seed ${s.seed}) is a diagnostic. docs/statistics.md defines every figure.`
   );
 }
 

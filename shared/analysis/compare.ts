@@ -1,23 +1,16 @@
 // Comparing runs: groups the paired rounds of several runs by (plan, machine, policy, kernel,
-// arm) and, for each group, sets every run's within-run interval beside the spread between
-// runs, Kalibera & Jones' variance components, their recommended repetitions, and a
-// hierarchical bootstrap interval that covers run-to-run variation.
-import { sampleRankCorrelation } from 'simple-statistics';
+// arm) and hands each group to compare-group.ts for its figures and verdict; notes what
+// should not be mixed (different plans, Node versions, harness or corpus hashes).
 import { ARM_NAMES, NATIVE_ARM, parseArm } from '../arms.ts';
 import { BenchfleetError } from '../errors.ts';
 import { POLICIES } from '../policies.ts';
-import { createRng, streamId } from '../prng.ts';
-import type { EnvironmentRecord } from '../records.ts';
-import { hierarchicalMedian } from '../statistics/hierarchical-bootstrap.ts';
 import { DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES } from '../statistics/interval.ts';
-import { medianOf } from '../statistics/quantile.ts';
-import { recommendRepetitions } from '../statistics/repetition-plan.ts';
-import { varianceComponents } from '../statistics/variance-components.ts';
-import { COMPARISON_FORMAT, type CompareGroup, type CompareRun, type Comparison, type Verdict } from './compare-types.ts';
+import { compareGroup, type GroupKey, type Member } from './compare-group.ts';
+import { COMPARISON_FORMAT, COMPARISON_FORMAT_VERSION, type Comparison, type CompareSettings } from './compare-types.ts';
 import { pickDefaultArm } from './default-arm.ts';
 import type { ParsedRaw } from './raw-reader.ts';
-import { pairRounds, type PairedGroup } from './round-pairs.ts';
-import { summarizeGroup } from './summarize.ts';
+import { environmentNotes } from './report-notes.ts';
+import { pairRounds } from './round-pairs.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from './summary-types.ts';
 
 /** One raw file of a run, already read. */
@@ -42,6 +35,12 @@ export interface CompareOptions {
   target?: number;
   /** Seconds one more run costs beyond its rounds (default 60). */
   runCostSeconds?: number;
+  /** Level of the verdict's tests (default 0.05). */
+  alpha?: number;
+  /** Practical-equivalence margin of the verdict, relative (default 0.05: ±5%). */
+  margin?: number;
+  /** Give verdicts for groups whose samples failed checks (default false: verdict "failed"). */
+  includeFailed?: boolean;
   machine?: string;
   policy?: string;
   kernel?: string;
@@ -51,21 +50,8 @@ export interface CompareOptions {
 
 export const DEFAULT_TARGET = 0.05;
 export const DEFAULT_RUN_COST_SECONDS = 60;
-
-interface Member {
-  run: string;
-  environment: EnvironmentRecord | null;
-  group: PairedGroup;
-  roundCostSeconds: number;
-}
-
-interface GroupKey {
-  plan: string | null;
-  machine: string;
-  policy: string;
-  kernel: string;
-  arm: string;
-}
+export const DEFAULT_ALPHA = 0.05;
+export const DEFAULT_MARGIN = 0.05;
 
 /** Seconds of timed repeats per round in a file: every sample's repeats, all kernels and arms. */
 function roundCost(parsed: ParsedRaw): number {
@@ -76,12 +62,15 @@ function roundCost(parsed: ParsedRaw): number {
 }
 
 export function buildComparison(inputs: readonly RunInput[], options: CompareOptions = {}): Comparison {
-  const settings = {
+  const settings: CompareSettings = {
     seed: options.seed ?? DEFAULT_BOOTSTRAP_SEED,
     resamples: options.resamples ?? DEFAULT_RESAMPLES,
     confidence: options.confidence ?? DEFAULT_CONFIDENCE,
+    alpha: options.alpha ?? DEFAULT_ALPHA,
+    margin: options.margin ?? DEFAULT_MARGIN,
     target: options.target ?? DEFAULT_TARGET,
     runCostSeconds: options.runCostSeconds ?? DEFAULT_RUN_COST_SECONDS,
+    includeFailed: options.includeFailed ?? false,
   };
   if (options.arm !== undefined && options.arm !== 'all') {
     parseArm(options.arm);
@@ -117,12 +106,13 @@ export function buildComparison(inputs: readonly RunInput[], options: CompareOpt
   }
   if (members.size === 0) throw new BenchfleetError('USAGE', `no paired samples to compare${options.kernel ? ` for --kernel ${options.kernel}` : ''}`);
   notes.push(...planNotes(pairings.map((p) => ({ run: p.run, plan: p.env?.planSha256 ?? null }))));
+  notes.push(...runEnvironmentNotes(selected));
 
   const order = orderOf([...members.values()].map((m) => m.key));
   const groups = [...members.values()].sort((a, b) => order(a.key) - order(b.key)).map(({ key, members: m }) => compareGroup(key, m, settings));
   return {
     format: COMPARISON_FORMAT,
-    formatVersion: 1,
+    formatVersion: COMPARISON_FORMAT_VERSION,
     settings,
     runs: [...new Set(inputs.map((i) => i.run))],
     machines: [...new Set(groups.map((g) => g.machine))],
@@ -166,76 +156,17 @@ function orderOf(keys: readonly GroupKey[]): (key: GroupKey) => number {
     ARM_NAMES.indexOf(k.arm);
 }
 
-const x = (v: number) => `${v.toFixed(2)}x`;
-
-function compareGroup(key: GroupKey, members: readonly Member[], settings: Comparison['settings']): CompareGroup {
-  const bootstrap = { seed: settings.seed, resamples: settings.resamples, confidence: settings.confidence };
-  const rows = members.map((m) => summarizeGroup(m.group, bootstrap));
-  const medians = rows.map((r) => r.speedup.median);
-  const runs: CompareRun[] = members.map((m, i) => {
-    const row = rows[i] as (typeof rows)[number];
-    const loads = m.group.rounds.map((r) => r.arm.sample.roundLoadAverage[0]);
-    return {
-      run: m.run,
-      median: row.speedup.median,
-      lo: row.speedup.lo,
-      hi: row.speedup.hi,
-      rounds: row.rounds,
-      loadAverage: m.environment?.loadAverage ?? null,
-      roundLoad: { min: Math.min(...loads), max: Math.max(...loads) },
-      flagged: false,
-    };
-  });
-  // A run stands out when its interval is disjoint from those of most other runs. Of two runs
-  // that disagree neither can be singled out, so this needs three.
-  if (runs.length >= 3) {
-    for (const run of runs) {
-      const disjoint = runs.filter((other) => other !== run && (other.hi < run.lo || other.lo > run.hi)).length;
-      run.flagged = disjoint > (runs.length - 1) / 2;
-    }
+/**
+ * Report's environment notes, machine by machine across runs: a Node version, harness source
+ * or corpus module that changed between runs of one machine may explain a difference the
+ * verdict finds. (Plans are noted by planNotes, which also says they are compared apart.)
+ */
+function runEnvironmentNotes(files: readonly { run: string; env: RunFile['parsed']['environment']; machine: string; policy: string }[]): string[] {
+  const notes: string[] = [];
+  for (const machine of [...new Set(files.map((f) => f.machine))]) {
+    const mine = files.filter((f) => f.machine === machine);
+    const entries = mine.map((f) => ({ machine: f.run, policy: f.policy, environment: f.env }));
+    for (const note of environmentNotes(entries)) if (!note.startsWith('Plan SHA256')) notes.push(`${machine}, between runs: ${note}`);
   }
-  const min = Math.min(...medians);
-  const max = Math.max(...medians);
-  const meanWidth = runs.reduce((s, r) => s + (r.hi - r.lo), 0) / runs.length;
-  const ratioToWithin = meanWidth > 0 ? (max - min) / meanWidth : max === min ? 0 : null;
-  const disagree = Math.max(...runs.map((r) => r.lo)) > Math.min(...runs.map((r) => r.hi));
-  const verdict: Verdict = runs.length === 1 ? 'single-run' : disagree ? 'unstable' : 'stable';
-
-  // Kalibera & Jones' levels on the log speedup: repeat k of round j of run i contributes
-  // ln(native's per-round wall time) - ln(the arm's wall time in repeat k).
-  const levels = members.map((m) => m.group.rounds.map((r) => r.arm.sample.repeats.map((rep) => Math.log(r.native.wallNs) - Math.log(rep.wallNs))));
-  const components = varianceComponents(levels);
-  const repeats = Math.round(medianOf(members.flatMap((m) => m.group.rounds.map((r) => r.arm.sample.repeats.length))));
-  const roundCostSeconds = members.reduce((s, m) => s + m.roundCostSeconds, 0) / members.length;
-  const plan = recommendRepetitions(components, repeats, { round: roundCostSeconds, run: settings.runCostSeconds }, Math.log(1 + settings.target));
-
-  const perRound = members.map((m) => m.group.rounds.map((r) => r.native.wallNs / r.arm.wallNs));
-  const rng = createRng(settings.seed, streamId(`hierarchical\u0000${key.plan ?? ''}\u0000${key.machine}\u0000${key.policy}\u0000${key.kernel}\u0000${key.arm}`));
-  const hierarchical = hierarchicalMedian(perRound, bootstrap, rng);
-
-  const speedups = perRound.flat();
-  const loads = members.flatMap((m) => m.group.rounds.map((r) => r.arm.sample.roundLoadAverage[0]));
-  const varies = (v: readonly number[]) => v.some((a) => a !== v[0]);
-  const load = speedups.length >= 3 && varies(speedups) && varies(loads) ? { spearman: sampleRankCorrelation(speedups, loads), rounds: speedups.length } : null;
-
-  return {
-    ...key,
-    runs,
-    spread: { min, max, ratioToWithin },
-    components: { scale: 'ln-speedup', runs: components.runs?.variance ?? null, rounds: components.rounds?.variance ?? null, repeats: components.repeats?.variance ?? null },
-    recommendation: { runs: plan.runs, rounds: plan.rounds, repeats: plan.repeats, target: settings.target, roundCostSeconds, runCostSeconds: settings.runCostSeconds, reason: plan.reason },
-    hierarchical,
-    load,
-    verdict,
-    message: message(runs, verdict, min, max, ratioToWithin),
-  };
-}
-
-function message(runs: readonly CompareRun[], verdict: Verdict, min: number, max: number, ratio: number | null): string {
-  if (verdict === 'single-run') return `${x(min)} in 1 run; run-to-run variation is unknown until another run is compared`;
-  const spread = ratio === null ? 'the runs differ while each interval has zero width' : `run-to-run spread is ${ratio.toFixed(1)}x the within-run interval`;
-  const head = `${x(min)} to ${x(max)} across ${runs.length} runs; ${spread}`;
-  if (verdict === 'stable') return `${head}; the runs agree within their intervals`;
-  const flagged = runs.filter((r) => r.flagged).map((r) => r.run);
-  return `${head}; the runs disagree beyond their own intervals${flagged.length > 0 ? ` (standing out: ${flagged.join(', ')})` : ''}`;
+  return notes;
 }

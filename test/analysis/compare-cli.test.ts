@@ -1,5 +1,6 @@
 // `benchfleet compare` from the real executable: run ids in a coordinator data folder, result
-// folders by path, JSON output, and one-line errors for runs that do not exist.
+// folders by path, JSON output, the --fail-on gate's exit code, and one-line errors for runs
+// that do not exist or are given twice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -20,8 +21,10 @@ test('compare reads runs from the data folder and prints JSON groups', async () 
       }
       await writeFile(join(data, 'runs', id, 'plan.json'), '{}\n');
     }
-    const result = await runCli(['compare', 'r-1', 'r-2', '--data', data, '--machine', 'ryzen', '--json', '--resamples', '1000']);
-    assert.equal(result.code, 0, result.stderr);
+    // The two runs differ by a factor 1.5: --fail-on unstable prints everything, then exits 3.
+    const result = await runCli(['compare', 'r-1', 'r-2', '--data', data, '--machine', 'ryzen', '--json', '--resamples', '1000', '--fail-on', 'unstable']);
+    assert.equal(result.code, 3, result.stderr);
+    assert.equal(result.stderr, 'compare: --fail-on unstable: 1 group(s) unstable\n');
     const json = JSON.parse(result.stdout) as { groups: { machine: string; runs: { run: string; median: number }[]; verdict: string }[] };
     assert.equal(json.groups.length, 1);
     assert.equal(json.groups[0]?.machine, 'ryzen');
@@ -37,6 +40,10 @@ test('compare reads runs from the data folder and prints JSON groups', async () 
     assert.match(byPath.stdout, /^### Machines side by side: pages, taskpool-8-batched/m);
     assert.match(byPath.stdout, /^### ryzen \/ pages \/ aes-cbc-decrypt \/ taskpool-8-batched \(plan aaaaaaaaaaaa\)$/m);
     assert.match(byPath.stdout, /^- verdict: unstable$/m);
+
+    const twice = await runCli(['compare', 'r-1', join(data, 'runs', 'r-1'), '--data', data]);
+    assert.equal(twice.code, 2);
+    assert.equal(twice.stderr, `Error [USAGE]: "${join(data, 'runs', 'r-1')}" is the same run as "r-1" (${join(data, 'runs', 'r-1')}); compare needs distinct runs\n`);
 
     const missing = await runCli(['compare', 'r-9', '--data', data]);
     assert.equal(missing.code, 1);

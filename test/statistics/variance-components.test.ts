@@ -1,9 +1,9 @@
-// Kalibera & Jones' variance components on a hand-computed three-level data set, and their
-// recommended repetition counts.
+// Kalibera & Jones' variance components on a hand-computed three-level data set, and the
+// recommended repetition counts from them (hand-computed with table quantiles).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { varianceComponents } from '../../shared/statistics/variance-components.ts';
-import { recommendRepetitions, tQuantile975 } from '../../shared/statistics/repetition-plan.ts';
+import { recommendRepetitions } from '../../shared/statistics/repetition-plan.ts';
 
 test('variance components of a balanced 2 x 2 x 2 data set match the hand computation', () => {
   // run 1: rounds [1, 3] (mean 2) and [5, 7] (mean 6), run mean 4
@@ -29,29 +29,46 @@ test('a level with one unit per parent has no estimate', () => {
   assert.ok(Math.abs((c.rounds?.variance ?? 0) - 7 / 3) < 1e-12, String(c.rounds?.variance));
 });
 
-test('the recommendation follows Kalibera & Jones for given components and costs', () => {
+test('the recommendation rests on the upper bound of the run variance and includes T1^2/n1 in the rounds formula', () => {
   const components = {
     repeats: { biased: 0.0001, variance: 0.0001, perParent: 4, df: 100 },
     rounds: { biased: 0.000425, variance: 0.0004, perParent: 7, df: 30 },
     runs: { biased: 0.0026, variance: 0.0025, perParent: 5, df: 4 },
   };
-  // rounds: ceil(sqrt(60 * 0.0004 / (10 * 0.0025))) = ceil(0.98) = 1, raised to the minimum 2.
-  // runs: least n with t(n-1) sqrt((0.0025 + (0.0004 + 0.0001/4)/2) / n) <= ln 1.05:
-  //   n = 6: 2.571 * 0.02126 = 0.0547 > 0.0488; n = 7: 2.447 * 0.01969 = 0.0482 <= 0.0488.
-  assert.deepEqual(recommendRepetitions(components, 4, { round: 10, run: 60 }, Math.log(1.05)), { rounds: 2, runs: 7, repeats: 4, reason: null });
-  // An expensive run and a cheap round ask for more rounds per run: sqrt(3600 * 0.0004 / (1 * 0.0025)) = 24.
-  assert.equal(recommendRepetitions(components, 4, { round: 1, run: 3600 }, Math.log(1.05)).rounds, 24);
-  assert.deepEqual(recommendRepetitions({ ...components, runs: null }, 4, { round: 10, run: 60 }, 0.05), {
-    rounds: null,
-    runs: null,
+  // Upper bound of a run mean's variance: 4 x 0.0026 / chi2_{0.05, 4} = 0.0104 / 0.71072 = 0.014633.
+  // Runs: least n with t(n-1) sqrt(0.014633 / n) <= ln 1.05 = 0.04879:
+  //   n = 26: 2.060 x 0.023724 = 0.04887 > 0.04879; n = 27: 2.056 x 0.023280 = 0.04786.
+  // At the estimate 0.0026: n = 6: 2.571 x 0.020817 = 0.0535; n = 7: 2.447 x 0.019272 = 0.0472.
+  // Optimal rounds with repeats fixed: ceil(sqrt(60 (0.0004 + 0.0001/4) / (10 x 0.0025))) = ceil(1.0100) = 2.
+  const plan = recommendRepetitions(components, 4, { round: 10, run: 60 }, Math.log(1.05));
+  assert.deepEqual({ ...plan, runVarianceUpper: Number(plan.runVarianceUpper?.toFixed(6)) }, {
+    runs: 27,
+    runsAtEstimate: 7,
+    rounds: 7,
+    optimalRounds: 2,
     repeats: 4,
-    reason: 'needs at least two runs to estimate run-to-run variance',
+    runVarianceUpper: 0.014633,
+    reason: null,
   });
+  // An expensive run and a cheap round: sqrt(3600 x 0.000425 / 0.0025) = 24.7, so 25 (24 without the T1^2/n1 term).
+  assert.equal(recommendRepetitions(components, 4, { round: 1, run: 3600 }, Math.log(1.05)).optimalRounds, 25);
+  assert.equal(recommendRepetitions({ ...components, runs: null }, 4, { round: 10, run: 60 }, 0.05).reason, 'needs at least two runs to estimate run-to-run variance');
 });
 
-test('t quantiles come from the table and err wide between entries', () => {
-  assert.equal(tQuantile975(1), 12.706);
-  assert.equal(tQuantile975(30), 2.042);
-  assert.equal(tQuantile975(45), 2.021);
-  assert.equal(tQuantile975(5000), 1.96);
+test('two runs that happen to agree do not make "2 runs suffice", and no count comes from a clamped zero', () => {
+  // One degree of freedom, a tiny S3^2 and T3^2 clamped at 0: the old rule said 2 runs.
+  const components = {
+    repeats: { biased: 0.0001, variance: 0.0001, perParent: 4, df: 48 },
+    rounds: { biased: 0.000425, variance: 0.0004, perParent: 7, df: 12 },
+    runs: { biased: 0.00002, variance: 0, perParent: 2, df: 1 },
+  };
+  const plan = recommendRepetitions(components, 4, { round: 10, run: 60 }, Math.log(1.05));
+  // Upper bound 0.00002 / 0.0039321 = 0.0050863: least n with t(n-1) sqrt(0.0050863 / n) <= 0.04879 is 11.
+  assert.equal(plan.runs, 11);
+  assert.equal(plan.optimalRounds, null);
+  assert.match(plan.reason ?? '', /T_3\^2 is 0 \(clamped\), which is no basis/);
+  const capped = recommendRepetitions({ ...components, runs: { biased: 0.5, variance: 0.5, perParent: 2, df: 1 } }, 4, { round: 10, run: 60 }, Math.log(1.05));
+  assert.equal(capped.runs, null);
+  assert.match(capped.reason ?? '', /more than 1000 runs needed .*search capped at 1000/);
+  assert.match(recommendRepetitions({ ...components, runs: { biased: 0, variance: 0, perParent: 2, df: 1 } }, 4, { round: 10, run: 60 }, 0.05).reason ?? '', /identical/);
 });

@@ -1,0 +1,57 @@
+// Seeded simulations of per-round log speedups with a known run effect, shared by the tests
+// that hold the verdict to its stated false-alarm rate and power and by the calibration
+// benchmark that prints the tables of docs/statistics.md. Round j of run i has log speedup
+//   y_ij = ln(speedup) + a_i + b_ij,   b_ij ~ N(0, roundSd^2),
+// with the run effects a_i given per repetition (all 0 for "no run effect").
+import { createRng, type Rng } from '../../shared/prng.ts';
+import { testRunEffect } from '../../shared/statistics/run-effect.ts';
+import { normal } from './synthetic-raw.ts';
+
+export interface RunEffectScenario {
+  runs: number;
+  rounds: number;
+  /** Standard deviation of a round's log speedup within its run. */
+  roundSd: number;
+  /** The run effects of one repetition (ln scale); default all 0. */
+  effects?: (rng: Rng, runs: number) => number[];
+  /** Repetitions. */
+  reps: number;
+  seed: number;
+  /** Relative equivalence margin (default 0.05). */
+  margin?: number;
+  alpha?: number;
+}
+
+export interface VerdictRates {
+  stable: number;
+  unstable: number;
+  inconclusive: number;
+  reps: number;
+}
+
+/** Draws one repetition: `runs` lists of `rounds` log speedups around ln 5. */
+export function drawRuns(rng: Rng, scenario: RunEffectScenario): number[][] {
+  const effects = scenario.effects?.(rng, scenario.runs) ?? Array.from({ length: scenario.runs }, () => 0);
+  return effects.map((a) => Array.from({ length: scenario.rounds }, () => Math.log(5) + a + normal(rng) * scenario.roundSd));
+}
+
+/** The fraction of repetitions that end in each verdict. */
+export function verdictRates(scenario: RunEffectScenario): VerdictRates {
+  const rng = createRng(scenario.seed, 0xa0a);
+  const counts = { stable: 0, unstable: 0, inconclusive: 0 };
+  const settings = { alpha: scenario.alpha ?? 0.05, margin: Math.log(1 + (scenario.margin ?? 0.05)) };
+  for (let rep = 0; rep < scenario.reps; rep++) counts[testRunEffect(drawRuns(rng, scenario), settings).verdict]++;
+  const r = scenario.reps;
+  return { stable: counts.stable / r, unstable: counts.unstable / r, inconclusive: counts.inconclusive / r, reps: r };
+}
+
+/** Binomial standard error of a rate p measured over n repetitions. */
+export function binomialSe(p: number, n: number): number {
+  return Math.sqrt((p * (1 - p)) / n);
+}
+
+/** One run shifted by `shift` (ln scale), the others not: "a run shift". */
+export const oneRunShifted = (shift: number) => (_rng: Rng, runs: number) => Array.from({ length: runs }, (_, i) => (i === runs - 1 ? shift : 0));
+
+/** Random run effects N(0, sd^2): run-to-run variation as the random-effects model has it. */
+export const randomRunEffects = (sd: number) => (rng: Rng, runs: number) => Array.from({ length: runs }, () => normal(rng) * sd);

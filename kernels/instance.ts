@@ -2,6 +2,7 @@
 // build on. It knows the module's layout (read from the module's own exports) and how to run
 // one call: write the input, call `run`, read the return value and the output.
 import { BenchfleetError } from '../shared/errors.ts';
+import { DIRTY_MAP_BYTES, DIRTY_MAP_EXPORT } from './dirty-map.ts';
 import type { KernelOutcome } from './spec.ts';
 
 export const ARENA_PAGES = 128;
@@ -12,6 +13,8 @@ export interface KernelLayout {
   inputCap: number;
   outputPtr: number;
   outputCap: number;
+  /** Where a tracked twin keeps its dirty map (kernels/dirty-map.ts); null for a plain module. */
+  dirtyMapPtr: number | null;
 }
 
 export interface KernelExports {
@@ -48,6 +51,11 @@ export function instantiateKernel(module: WebAssembly.Module, memory: WebAssembl
   if (typeof run !== 'function' || typeof outputLen !== 'function' || !(table instanceof WebAssembly.Table)) {
     throw new BenchfleetError('CORPUS_MISMATCH', 'kernel module lacks run, output_len or table exports');
   }
+  const mapExport = raw[DIRTY_MAP_EXPORT];
+  const dirtyMapPtr = mapExport instanceof WebAssembly.Global ? Number(mapExport.value) : null;
+  if (dirtyMapPtr !== null && (dirtyMapPtr < 0 || dirtyMapPtr + DIRTY_MAP_BYTES > ARENA_BYTES)) {
+    throw new BenchfleetError('CORPUS_MISMATCH', `kernel module puts its dirty map at ${dirtyMapPtr}, outside the arena`);
+  }
   const mutableGlobals = new Map<string, WebAssembly.Global>();
   for (const [name, value] of Object.entries(raw)) {
     if (value instanceof WebAssembly.Global && isMutable(value)) mutableGlobals.set(name, value);
@@ -65,6 +73,7 @@ export function instantiateKernel(module: WebAssembly.Module, memory: WebAssembl
       inputCap: globalValue(raw, 'INPUT_CAP'),
       outputPtr: globalValue(raw, 'OUTPUT_PTR'),
       outputCap: globalValue(raw, 'OUTPUT_CAP'),
+      dirtyMapPtr,
     },
   };
 }

@@ -1,5 +1,5 @@
 // Reset policies: how a context is restored to its initial state after an operation.
-export const POLICIES = ['whole', 'pages', 'checkpoint', 'fresh'] as const;
+export const POLICIES = ['whole', 'pages', 'checkpoint', 'tracked', 'fresh'] as const;
 export type Policy = (typeof POLICIES)[number];
 
 /** The study's three policies, in the order of its table. */

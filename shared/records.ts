@@ -44,6 +44,8 @@ export interface EnvironmentRecord {
   harnessSha256: string;
   /** SHA256 of each corpus module the plan uses, by kernel name. */
   corpus: Record<string, string>;
+  /** `tracked` rows only: SHA256 of each kernel's tracked twin, the module its pool contexts ran. */
+  trackedCorpus?: Record<string, string>;
   /** SHA256 of each kernel's generated input, by kernel name. */
   inputs: Record<string, string>;
   /** Reset page size in bytes. */

@@ -7,6 +7,7 @@
 // memory (instantiation writes the data segments into zeroed memory either way), and it saves
 // first-touching 8 MiB of fresh pages, which costs ~25 ms on the project's test VM.
 import { createArena, instantiateKernel, type KernelInstance } from '../../kernels/instance.ts';
+import { DIRTY_MAP_BYTES, markWritten } from '../../kernels/dirty-map.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { mutableGlobalsInOrder, type KernelSnapshot } from './snapshot.ts';
 
@@ -23,6 +24,9 @@ export class KernelContext {
   table!: WebAssembly.Table;
   /** This instance's table entries right after instantiation (functions belong to one instance). */
   initialTable!: unknown[];
+  /** A tracked twin's dirty map (a view of the arena, one byte per card); null for a plain module. */
+  dirtyMap!: Buffer | null;
+  private inputPtr = 0;
   private inputView!: Uint8Array;
   private outputView!: Uint8Array;
 
@@ -47,7 +51,9 @@ export class KernelContext {
     this.globals = globals.map(([, g]) => g);
     this.table = instance.exports.table;
     this.initialTable = Array.from({ length: this.table.length }, (_, i): unknown => this.table.get(i));
-    const { inputPtr, inputCap, outputPtr, outputCap } = instance.layout;
+    const { inputPtr, inputCap, outputPtr, outputCap, dirtyMapPtr } = instance.layout;
+    this.dirtyMap = dirtyMapPtr === null ? null : this.arenaBytes.subarray(dirtyMapPtr, dirtyMapPtr + DIRTY_MAP_BYTES);
+    this.inputPtr = inputPtr;
     this.inputView = this.arena.subarray(inputPtr, inputPtr + inputCap);
     this.outputView = this.arena.subarray(outputPtr, outputPtr + outputCap);
   }
@@ -66,9 +72,10 @@ export class KernelContext {
     return this.inputView.length;
   }
 
-  /** Copy the job's input into the arena's input region. */
+  /** Copy the job's input into the arena's input region (a host write: a tracked twin's map is told). */
   writeInput(input: Uint8Array): void {
     this.inputView.set(input);
+    if (this.dirtyMap) markWritten(this.dirtyMap, this.inputPtr, input.length);
   }
 
   /** Call the kernel on the `length` input bytes already in the arena; its return value, unsigned. */

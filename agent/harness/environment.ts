@@ -14,6 +14,8 @@ export interface RunIdentity {
   planSha256: string;
   harnessSha256: string;
   corpus: Record<string, string>;
+  /** SHA256 of each kernel's tracked twin, when the plan runs `tracked`. */
+  trackedCorpus?: Record<string, string>;
   inputs: Record<string, string>;
   loadWait: LoadWait | null;
 }
@@ -95,6 +97,7 @@ export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdent
     planSha256: identity.planSha256,
     harnessSha256: identity.harnessSha256,
     corpus: identity.corpus,
+    ...(policy === 'tracked' && identity.trackedCorpus ? { trackedCorpus: identity.trackedCorpus } : {}),
     inputs: identity.inputs,
     pageSize: plan.pageSize ?? DEFAULT_PAGE_SIZE,
     schedule: plan.schedule,

@@ -2,11 +2,12 @@
 // timing: the compiled module (checked against the corpus manifest), the fixed input every job
 // uses, the oracle's expectation and a reference run that sizes the output slots.
 import { findKernel } from '../../kernels/catalog.ts';
-import { CORPUS_DIR, loadKernelModule, loadManifest, readKernelBytes, sha256Hex } from '../../kernels/corpus.ts';
+import { CORPUS_DIR, loadKernelModule, loadManifest, moduleFile, readKernelBytes, sha256Hex } from '../../kernels/corpus.ts';
 import { instantiateKernel, runOnce } from '../../kernels/instance.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import type { Plan } from '../../shared/plan.ts';
+import type { Policy } from '../../shared/policies.ts';
 import { join } from 'node:path';
 import { OutcomeChecker } from './sample-checks.ts';
 import { takeSnapshot, type KernelSnapshot } from './snapshot.ts';
@@ -19,6 +20,9 @@ export interface PreparedKernel {
   /** The module file and its SHA256, for workers that load it themselves (the Piscina arm). */
   modulePath: string;
   moduleSha256: string;
+  /** The kernel's tracked twin, which the `tracked` policy's contexts run; null when the plan does not run `tracked`. */
+  trackedModule: WebAssembly.Module | null;
+  trackedSha256: string | null;
   input: Uint8Array;
   /** The same bytes in a SharedArrayBuffer: what the Piscina arm's tasks carry (shared, not copied). */
   sharedInput: Uint8Array;
@@ -35,6 +39,8 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
   if (!entry) throw new BenchfleetError('CORPUS_MISSING', `kernel "${name}" is not built; run \`npm run build:corpus\``);
   readKernelBytes(name); // checks the file against the manifest's length and SHA256
   const module = loadKernelModule(name);
+  const tracked = plan.policies.includes('tracked');
+  if (tracked) readKernelBytes(name, CORPUS_DIR, 'tracked');
   const size = plan.inputSizes?.[name] ?? spec.defaultSize;
   const input = spec.generate(plan.seed, size);
   const field = plan.inputSizes?.[name] !== undefined ? `plan.inputSizes.${name}` : `${name}'s default input size`;
@@ -57,12 +63,25 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
     module,
     modulePath: join(CORPUS_DIR, entry.file),
     moduleSha256: entry.sha256,
+    trackedModule: tracked ? loadKernelModule(name, 'tracked') : null,
+    trackedSha256: tracked ? moduleFile(name, 'tracked').sha256 : null,
     input,
     sharedInput,
     inputSha256: sha256Hex(input),
     checker,
     outputSlotBytes: Math.max(8, Math.ceil(reference.output.length / 8) * 8),
   };
+}
+
+/**
+ * The module a pool context of `policy` runs: the tracked twin for `tracked`, else the plain
+ * kernel. Native and Piscina arms never reset and always run the plain kernel, so `tracked`'s
+ * ratios include what its marking costs.
+ */
+export function contextModule(kernel: PreparedKernel, policy: Policy): WebAssembly.Module {
+  if (policy !== 'tracked') return kernel.module;
+  if (!kernel.trackedModule) throw new BenchfleetError('CORPUS_MISSING', `${kernel.name}: the tracked twin was not prepared; the plan does not run the tracked policy`);
+  return kernel.trackedModule;
 }
 
 /**

@@ -6,7 +6,11 @@
 //   pages       copy back the pages the first execution changed (learned on that execution);
 //               valid only while code, input and host state stay the same
 //   checkpoint  compare every page with the initial copy and rewrite those that differ
+//   tracked     copy back the pages the operation marked in the tracked twin's dirty map
+//               (every store of the twin marks its pages; docs/policies.md), then clear the map
 //   fresh       a new instance and memory for every operation
+import { CARD_SHIFT, DIRTY_MAP_BYTES } from '../../kernels/dirty-map.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { KernelContext } from './context.ts';
 import { findDirtyRuns, pagesIn, type PageRun } from './dirty-pages.ts';
@@ -97,6 +101,63 @@ class CheckpointReset implements Resetter {
   }
 }
 
+/**
+ * Reads the dirty map with Buffer.indexOf (memchr), one call per edge of a run of marked
+ * cards, so a reset costs a few calls per run plus the copies, never a loop over 8,192 bytes
+ * in JS. Runs are widened to whole pages of the plan's page size (a card is 1 KiB, the smallest
+ * page size) and adjacent runs are merged, so each run of pages is one copy. The whole map is
+ * read before anything is copied: the map lives in the arena, and a page copied back from the
+ * snapshot may hold it (and would zero the marks not yet read).
+ */
+class TrackedReset implements Resetter {
+  readonly policy = 'tracked';
+  private readonly source: ResetSource;
+  /** Cards per page, a power of two. */
+  private readonly cardsPerPage: number;
+  /** The runs of this reset, as [start, end) card pairs; at most one run per two cards. */
+  private readonly runs = new Int32Array(DIRTY_MAP_BYTES + 2);
+  private pages = 0;
+  constructor(source: ResetSource, pageSize: number) {
+    this.source = source;
+    this.cardsPerPage = Math.max(1, pageSize >>> CARD_SHIFT);
+  }
+  reset(context: KernelContext): void {
+    const map = context.dirtyMap;
+    if (!map) throw new BenchfleetError('CORPUS_MISMATCH', `${context.snapshot.kernel}: the tracked policy needs the kernel's tracked twin, and this context runs the plain module`);
+    const runs = this.runs;
+    const mask = this.cardsPerPage - 1;
+    let n = 0;
+    for (let i = map.indexOf(1); i !== -1; ) {
+      let j = map.indexOf(0, i);
+      if (j === -1) j = map.length;
+      map.fill(0, i, j);
+      const start = i & ~mask;
+      const end = (j + mask) & ~mask;
+      if (n > 0 && start <= (runs[n - 1] as number)) {
+        runs[n - 1] = end;
+      } else {
+        runs[n++] = start;
+        runs[n++] = end;
+      }
+      i = j < map.length ? map.indexOf(1, j) : -1;
+    }
+    const { arena } = context;
+    const from = this.source.arena;
+    let cards = 0;
+    for (let r = 0; r < n; r += 2) {
+      const start = runs[r] as number;
+      const end = runs[r + 1] as number;
+      arena.set(from.subarray(start << CARD_SHIFT, end << CARD_SHIFT), start << CARD_SHIFT);
+      cards += end - start;
+    }
+    this.pages = cards / this.cardsPerPage;
+    restoreReferences(context, this.source);
+  }
+  lastPages(): number {
+    return this.pages;
+  }
+}
+
 class FreshInstance implements Resetter {
   readonly policy = 'fresh';
   private readonly pages: number;
@@ -119,6 +180,8 @@ export function createResetter(policy: Policy, source: ResetSource, pageSize: nu
       return new LearnedPagesReset(source, pageSize);
     case 'checkpoint':
       return new CheckpointReset(source, pageSize);
+    case 'tracked':
+      return new TrackedReset(source, pageSize);
     case 'fresh':
       return new FreshInstance(source, pageSize);
   }

@@ -86,6 +86,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
     planSha256: options.planSha256 ?? sha256Hex(JSON.stringify(plan)),
     harnessSha256: harnessSourceSha256(),
     corpus: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.moduleSha256])),
+    ...(plan.policies.includes('tracked') ? { trackedCorpus: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.trackedSha256 ?? ''])) } : {}),
     inputs: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.inputSha256])),
     loadWait: options.loadWait ?? null,
   };

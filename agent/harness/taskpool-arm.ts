@@ -2,6 +2,7 @@
 // of a started TaskPool. Its contexts are made for the sample (one per worker), warmed up, timed,
 // and checked: every job's outcome, then every context's final state against the snapshot.
 import type { RepeatTiming } from '../../shared/records.ts';
+import { contextModule } from './prepared-kernel.ts';
 import { SampleChecks } from './sample-checks.ts';
 import { endRepeat, startRepeat, type ArmOutcome, type SampleSpec } from './sample-spec.ts';
 import type { TaskPool } from './taskpool/pool.ts';
@@ -16,7 +17,7 @@ export async function runTaskpoolSample(pool: TaskPool, spec: SampleSpec): Promi
   const repeats: RepeatTiming[] = [];
   await pool.load({
     width,
-    module: kernel.module,
+    module: contextModule(kernel, spec.policy),
     snapshot: spec.snapshot,
     policy: spec.policy,
     pageSize: spec.pageSize,

@@ -1,5 +1,6 @@
-// Builds the corpus: every kernels/assembly/<name>.ts into kernels/corpus/<name>.wasm, checks
-// each module against the context contract, and writes manifest.json. Runs on `npm install`.
+// Builds the corpus: every kernels/assembly/<name>.ts into kernels/corpus/<name>.wasm and its
+// tracked twin <name>.tracked.wasm (instrument-stores.ts), checks both modules against the
+// context contract, and writes manifest.json. Runs on `npm install`.
 // One compiler process per core, at most two: asc is single-threaded and loads slowly, so each
 // process compiles its share of the kernels in turn.
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { BenchfleetError } from '../../shared/errors.ts';
 import { CORPUS_DIR, MANIFEST_FILE, SOURCE_DIR, sha256Hex, type CorpusEntry, type CorpusManifest } from '../corpus.ts';
 import { compileKernels } from './compile.ts';
 import { contractViolations } from './contract.ts';
+import { instrumentStores } from './instrument-stores.ts';
 
 export interface BuildOptions {
   outDir?: string;
@@ -40,11 +42,20 @@ export async function buildCorpus(options: BuildOptions = {}): Promise<CorpusMan
           const name = basename(source, '.ts');
           const problems = contractViolations(bytes);
           if (problems.length > 0) throw new BenchfleetError('CORPUS_BUILD_FAILED', `${name}.wasm breaks the context contract: ${problems.join('; ')}`);
+          const twin = instrumentStores(bytes);
+          const twinProblems = contractViolations(twin.bytes);
+          if (twinProblems.length > 0) throw new BenchfleetError('CORPUS_BUILD_FAILED', `${name}.tracked.wasm breaks the context contract: ${twinProblems.join('; ')}`);
           const file = `${name}.wasm`;
-          const tmp = join(outDir, `${file}.tmp`);
-          await writeFile(tmp, bytes);
-          await rename(tmp, join(outDir, file));
-          entries.push({ name, file, bytes: bytes.length, sha256: sha256Hex(bytes) });
+          const trackedFile = `${name}.tracked.wasm`;
+          await writeAtomically(join(outDir, file), bytes);
+          await writeAtomically(join(outDir, trackedFile), twin.bytes);
+          entries.push({
+            name,
+            file,
+            bytes: bytes.length,
+            sha256: sha256Hex(bytes),
+            tracked: { file: trackedFile, bytes: twin.bytes.length, sha256: sha256Hex(twin.bytes), marks: twin.stats },
+          });
           options.onProgress?.(name, ++done, names.length);
         },
       ),
@@ -61,6 +72,11 @@ export async function buildCorpus(options: BuildOptions = {}): Promise<CorpusMan
   const manifest: CorpusManifest = { formatVersion: 1, assemblyscript: ascVersion, kernels: entries };
   await writeFile(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
+}
+
+async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
+  await writeFile(`${path}.tmp`, bytes);
+  await rename(`${path}.tmp`, path);
 }
 
 async function readExistingEntries(dir: string): Promise<CorpusEntry[]> {

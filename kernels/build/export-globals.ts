@@ -3,21 +3,11 @@
 // export section and leaves every other section byte for byte as the compiler wrote it.
 import { BenchfleetError } from '../../shared/errors.ts';
 import { inspectModule, Reader } from '../wasm-inspect.ts';
+import { uleb } from './leb128.ts';
 
 /** Prefix of the export names given to mutable globals that the compiler left unexported. */
 export const GLOBAL_EXPORT_PREFIX = 'mutable_global_';
 
-function uleb(value: number): number[] {
-  const out: number[] = [];
-  let v = value >>> 0;
-  do {
-    let byte = v & 0x7f;
-    v >>>= 7;
-    if (v !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (v !== 0);
-  return out;
-}
 
 export function exportMutableGlobals(bytes: Uint8Array): Uint8Array {
   const shape = inspectModule(bytes);

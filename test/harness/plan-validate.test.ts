@@ -59,9 +59,9 @@ test('FOLIO_CORPUS_RESET selects the policies only when the plan names none', ()
   assert.deepEqual(parsePlan(noPolicies, { env: { FOLIO_CORPUS_RESET: 'checkpoint' } }).policies, ['checkpoint']);
   assert.deepEqual(parsePlan({ ...base, policies: [] }, { env: { FOLIO_CORPUS_RESET: 'whole,pages' } }).policies, ['whole', 'pages']);
   assert.deepEqual(parsePlan(base, { env: { FOLIO_CORPUS_RESET: 'whole' } }).policies, ['pages']);
-  fails(noPolicies, 'FOLIO_CORPUS_RESET="wholesale": "wholesale" is not a policy; policies are whole, pages, checkpoint, fresh', { FOLIO_CORPUS_RESET: 'wholesale' });
-  fails(noPolicies, 'plan.policies is missing: name the reset policies (whole, pages, checkpoint, fresh) or set FOLIO_CORPUS_RESET');
-  fails({ ...base, policies: ['pages', 'snapshot'] }, 'plan.policies[1] "snapshot" is not a policy; policies are whole, pages, checkpoint, fresh');
+  fails(noPolicies, 'FOLIO_CORPUS_RESET="wholesale": "wholesale" is not a policy; policies are whole, pages, checkpoint, tracked, fresh', { FOLIO_CORPUS_RESET: 'wholesale' });
+  fails(noPolicies, 'plan.policies is missing: name the reset policies (whole, pages, checkpoint, tracked, fresh) or set FOLIO_CORPUS_RESET');
+  fails({ ...base, policies: ['pages', 'snapshot'] }, 'plan.policies[1] "snapshot" is not a policy; policies are whole, pages, checkpoint, tracked, fresh');
 });
 
 test('schedule, seed, page size, input sizes and warm-up are checked', () => {

@@ -11,14 +11,16 @@ import { KernelContext } from '../../agent/harness/context.ts';
 import { createResetter, withFault } from '../../agent/harness/reset-policies.ts';
 import { privateCopy, takeSnapshot } from '../../agent/harness/snapshot.ts';
 import { compareWithSnapshot } from '../../agent/harness/state-check.ts';
-import { POLICIES } from '../../shared/policies.ts';
+import { POLICIES, type Policy } from '../../shared/policies.ts';
 
 const PAGE = 4096;
 
-function setup(kernel: string) {
+/** The plain module, the snapshot (the twin starts in the same state) and the module a context of `policy` runs. */
+function setup(kernel: string, policy: Policy = 'whole') {
   const module = loadKernelModule(kernel);
   const snapshot = takeSnapshot(kernel, instantiateKernel(module));
-  return { module, snapshot, source: privateCopy(snapshot) };
+  const contextModule = policy === 'tracked' ? loadKernelModule(kernel, 'tracked') : module;
+  return { module: contextModule, snapshot, source: privateCopy(snapshot) };
 }
 
 /** One operation, plus a table entry and a global changed from JS as an operation could. */
@@ -43,7 +45,7 @@ const cases = [
 for (const { kernel, size, minPages, maxPages } of cases) {
   for (const policy of POLICIES) {
     test(`${policy} restores a ${kernel} context exactly, globals and table entry included`, () => {
-      const { module, snapshot, source } = setup(kernel);
+      const { module, snapshot, source } = setup(kernel, policy);
       const ctx = new KernelContext(module, snapshot);
       const resetter = createResetter(policy, source, PAGE);
       const input = findKernel(kernel).generate(3, size);
@@ -57,7 +59,7 @@ for (const { kernel, size, minPages, maxPages } of cases) {
         assert.deepEqual(compareWithSnapshot(ctx, PAGE), [], `after reset ${op + 1}`);
         assert.equal(Buffer.compare(ctx.arenaBytes, Buffer.from(snapshot.arena)), 0);
       }
-      if (policy === 'pages' || policy === 'checkpoint') {
+      if (policy === 'pages' || policy === 'checkpoint' || policy === 'tracked') {
         assert.ok(resetter.lastPages() >= minPages && resetter.lastPages() <= maxPages, `${resetter.lastPages()} pages copied`);
       }
     });
@@ -81,8 +83,8 @@ test('pages given a larger input than the one it learned leaves pages dirty, and
 });
 
 test('a reset that skips one page is reported by the final-state check', () => {
-  const { module, snapshot, source } = setup('xxhash32');
   for (const policy of POLICIES) {
+    const { module, snapshot, source } = setup('xxhash32', policy);
     const ctx = new KernelContext(module, snapshot);
     const outputPage = ctx.instance.layout.outputPtr / PAGE;
     const broken = withFault(createResetter(policy, source, PAGE), { skipPage: outputPage }, PAGE);
@@ -90,6 +92,12 @@ test('a reset that skips one page is reported by the final-state check', () => {
     broken.reset(ctx);
     assert.deepEqual(compareWithSnapshot(ctx, PAGE), ['arena differs from the snapshot in 1 page of 4096 bytes, the first at byte 0x400000'], policy);
   }
+});
+
+test('tracked refuses a context that runs the plain module instead of the twin', () => {
+  const { module, snapshot, source } = setup('xxhash32');
+  const ctx = new KernelContext(module, snapshot);
+  assert.throws(() => createResetter('tracked', source, PAGE).reset(ctx), (e: Error & { code?: string }) => e.code === 'CORPUS_MISMATCH' && /needs the kernel's tracked twin/.test(e.message));
 });
 
 test('a new context that does not start in the snapshot state is refused', () => {

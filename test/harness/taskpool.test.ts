@@ -18,17 +18,18 @@ after(() => pool.close());
 
 function kernel(name: string) {
   const module = loadKernelModule(name);
-  return { module, snapshot: takeSnapshot(name, instantiateKernel(module)), spec: findKernel(name) };
+  return { module, twin: loadKernelModule(name, 'tracked'), snapshot: takeSnapshot(name, instantiateKernel(module)), spec: findKernel(name) };
 }
 
 for (const name of ['xxhash32', 'sort-u32']) {
   test(`${name}: every policy returns oracle results in both modes and leaves every context as snapshotted`, async () => {
-    const { module, snapshot, spec } = kernel(name);
+    const { module: plain, twin, snapshot, spec } = kernel(name);
     const input = spec.generate(5, name === 'xxhash32' ? 4096 : spec.defaultSize);
     const expected = spec.oracle(input);
     assert.equal(expected.kind, 'exact');
     if (expected.kind !== 'exact') return;
     for (const policy of POLICIES) {
+      const module = policy === 'tracked' ? twin : plain;
       await pool.load({ module, snapshot, policy, pageSize: PAGE, input, jobCapacity: 8, outputSlotBytes: expected.output.length });
       for (const mode of ['batched', 'unbatched'] as const) {
         const v = pool.run(7, mode);

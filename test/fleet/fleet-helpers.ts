@@ -1,7 +1,7 @@
 // A fleet on loopback for tests: a coordinator process, agents as processes, a control client,
 // and checks on what ended up on disk.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectControl, unwrap, type ControlSocket } from '../../cli/control-client.ts';
@@ -74,26 +74,33 @@ export async function startRun(socket: ControlSocket, plan: object, machines: st
   return { ...started, planText };
 }
 
+/**
+ * Wait for a run's end: its report, which the coordinator sends once the run is final (after
+ * the manifest is written), then its state. Fails with the run id and what was awaited.
+ */
 export async function waitForRun(fleet: Fleet, runId: string, timeoutMs = 240_000): Promise<RunSummary> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    let socket: ControlSocket | null = null;
-    try {
-      socket = await fleet.control();
-      const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));
-      const run = status.runs.find((r) => r.runId === runId);
-      if (run && run.state !== 'running') {
-        // The run is final once its manifest exists (finalization writes it last).
-        const files = await readdir(join(fleet.dir, 'coordinator', 'runs', runId));
-        if (files.includes('manifest.json')) return run;
-      }
-    } catch {
-      // The coordinator may be restarting.
-    } finally {
-      socket?.close();
-    }
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not finish within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 300));
+  const socket = await fleet.control();
+  try {
+    const reported = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s waiting for the report of run ${runId}`)), timeoutMs);
+      socket.on('run:report', (report) => {
+        if (report.runId !== runId) return;
+        clearTimeout(timer);
+        resolve();
+      });
+      socket.on('disconnect', (reason) => {
+        clearTimeout(timer);
+        reject(new Error(`lost the control connection (${reason}) while waiting for the report of run ${runId}`));
+      });
+    });
+    unwrap(await request<ControlToCoordinator, 'run:follow'>(socket, 10_000, 'run:follow', runId));
+    await reported;
+    const run = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status')).runs.find((r) => r.runId === runId);
+    if (!run) throw new Error(`run ${runId} reported but missing from the coordinator's status`);
+    await stat(join(fleet.dir, 'coordinator', 'runs', runId, 'manifest.json'));
+    return run;
+  } finally {
+    socket.close();
   }
 }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { completeLines, waitForLines } from '../helpers/file-waits.ts';
 import { createFleet, plannedSamples, readJsonLines, sha256, SMALL_PLAN, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 import { verifyManifest } from '../../shared/analysis/manifest.ts';
 import { request } from '../../shared/protocol/request.ts';
@@ -63,14 +64,11 @@ test('a SIGKILLed coordinator restarted mid-run completes the run with every sam
   socket.close();
   const raw = join(fleet.dir, 'coordinator', 'runs', runId, 'local-a', 'whole.jsonl');
   // Kill once some samples have been written, so the restart happens in the middle.
-  for (let i = 0; i < 600; i++) {
-    const lines = await readFile(raw, 'utf8').then((t) => t.split('\n').length - 1, () => 0);
-    if (lines >= 4) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitForLines(raw, 4, 'the first samples on the coordinator');
   const port = fleet.port;
   await fleet.coordinator.stop('SIGKILL');
-  await new Promise((r) => setTimeout(r, 1500));
+  const atKill = completeLines(await readFile(raw, 'utf8')).length;
+  assert.ok(atKill < 1 + plannedSamples(plan), `the coordinator was killed after the whole policy file was written (${atKill} lines)`);
   await fleet.startCoordinator(port);
   const run = await waitForRun(fleet, runId);
   assert.equal(run.state, 'completed');
@@ -80,19 +78,21 @@ test('a SIGKILLed coordinator restarted mid-run completes the run with every sam
 test('an agent that loses its connection for a while still delivers every sample exactly once', async () => {
   const proxy = await startTcpProxy(() => fleet.port);
   try {
-    await fleet.startAgent('proxied', `http://127.0.0.1:${proxy.port}`);
+    const agent = await fleet.startAgent('proxied', `http://127.0.0.1:${proxy.port}`);
     const plan = { ...SMALL_PLAN, rounds: 4 };
     const socket = await fleet.control();
     const { runId, planSha256 } = await startRun(socket, plan, ['proxied']);
     socket.close();
-    const raw = join(fleet.dir, 'agents', 'proxied', 'runs', runId, 'out', 'whole.jsonl');
-    for (let i = 0; i < 600; i++) {
-      const lines = await readFile(raw, 'utf8').then((t) => t.split('\n').length - 1, () => 0);
-      if (lines >= 3) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const spool = join(fleet.dir, 'agents', 'proxied', 'runs', runId, 'out', 'whole.jsonl');
+    const stored = join(fleet.dir, 'coordinator', 'runs', runId, 'proxied', 'whole.jsonl');
+    await waitForLines(stored, 3, 'the first samples on the coordinator');
+    const mark = agent.output().length;
     proxy.cut();
-    await new Promise((r) => setTimeout(r, 4000));
+    const atCut = completeLines(await readFile(stored, 'utf8')).length;
+    assert.ok(atCut < 1 + plannedSamples(plan), `the link was cut after the whole policy file was delivered (${atCut} lines)`);
+    // Restore only once the agent has noticed and has measured on without its coordinator.
+    await agent.waitFor(/disconnected from the coordinator/, 30_000, mark);
+    await waitForLines(spool, Math.min(1 + plannedSamples(plan), atCut + 2), 'samples measured while cut off');
     proxy.restore();
     const run = await waitForRun(fleet, runId);
     assert.equal(run.state, 'completed');

@@ -1,6 +1,7 @@
 // The raw record format: JSON Lines, one file per machine and policy (`<policy>.jsonl`).
 // Line 1 is an EnvironmentRecord; every further line is a SampleRecord. docs/records.md is the
 // reference for people writing their own analysis; keep the two in step.
+import type { MacosFacts } from './macos-facts.ts';
 import type { Policy } from './policies.ts';
 
 export const RECORD_FORMAT_VERSION = 1;
@@ -35,6 +36,8 @@ export interface EnvironmentRecord {
   loadAverage: LoadAverage;
   /** The wait for a quiet machine before the run (--max-load), or null when none was asked for. */
   loadWait: LoadWait | null;
+  /** macOS only (absent elsewhere): core kinds, power source, Low Power Mode, thermal limit; null facts could not be read. */
+  macos?: MacosFacts;
   /** CPUs the harness is pinned to (Linux taskset list), or null when not pinned. */
   affinity: number[] | null;
   niceness: number;
@@ -51,6 +54,8 @@ export interface EnvironmentRecord {
   /** Reset page size in bytes. */
   pageSize: number;
   schedule: 'sequential' | 'interleaved';
+  /** The arms the plan asked for, native included ("all" resolved); absent in files from before this field. */
+  arms?: string[];
   rounds: number;
   repeats: number;
   jobs: number;

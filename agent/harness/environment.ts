@@ -6,7 +6,8 @@ import { cpus, getPriority, hostname, loadavg, release } from 'node:os';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
 import { RECORD_FORMAT_VERSION, type EnvironmentRecord, type LoadAverage, type LoadWait } from '../../shared/records.ts';
-import { DEFAULT_PAGE_SIZE } from '../../shared/plan-validate.ts';
+import { DEFAULT_PAGE_SIZE, planArms } from '../../shared/plan-validate.ts';
+import { readMacosFacts, type CommandRunner } from './macos-facts.ts';
 
 /** What is the same in every policy's environment row of one run. */
 export interface RunIdentity {
@@ -77,8 +78,16 @@ export function readHeapCapMb(): number | null {
   return cap;
 }
 
-export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdentity): EnvironmentRecord {
+/** How the row reads its host's facts; a test passes a platform and a command runner of its own. */
+export interface HostProbe {
+  platform: NodeJS.Platform;
+  run: CommandRunner;
+}
+
+export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdentity, probe?: HostProbe): EnvironmentRecord {
   const cpuList = cpus();
+  // Read per row, not once: power source and thermal limit can change between policies.
+  const macos = probe ? readMacosFacts(probe.platform, probe.run) : readMacosFacts();
   return {
     type: 'environment',
     formatVersion: RECORD_FORMAT_VERSION,
@@ -91,6 +100,7 @@ export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdent
     cpu: { model: cpuList[0]?.model.trim() ?? 'unknown', count: cpuList.length, governor: readGovernor() },
     loadAverage: loadAverage(),
     loadWait: identity.loadWait,
+    ...(macos ? { macos } : {}),
     affinity: readAffinity(),
     niceness: getPriority(),
     heapCapMb: readHeapCapMb(),
@@ -101,6 +111,7 @@ export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdent
     inputs: identity.inputs,
     pageSize: plan.pageSize ?? DEFAULT_PAGE_SIZE,
     schedule: plan.schedule,
+    arms: planArms(plan),
     rounds: plan.rounds,
     repeats: plan.repeats,
     jobs: plan.jobs,

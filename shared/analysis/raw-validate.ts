@@ -2,6 +2,7 @@
 // line passes through here before the analysis trusts it. Each function returns the record
 // or a message naming the field at fault.
 import { ARM_NAMES } from '../arms.ts';
+import { macosFactsProblem } from '../macos-facts.ts';
 import { isPolicy } from '../policies.ts';
 import type { EnvironmentRecord, LoadAverage, SampleRecord } from '../records.ts';
 
@@ -52,6 +53,8 @@ export function validateEnvironment(value: unknown): Checked<EnvironmentRecord> 
     ['repeats', isPositiveInteger, 'a positive integer'],
     ['jobs', isPositiveInteger, 'a positive integer'],
     ['seed', Number.isInteger, 'an integer'],
+    ['macos', (v) => v === undefined || macosFactsProblem(v) === null, 'absent, or the macOS facts of docs/records.md'],
+    ['arms', (v) => v === undefined || (Array.isArray(v) && v.every(isString)), 'absent, or a list of arm names'],
   ]);
   return failure === null ? { ok: true, value: value as unknown as EnvironmentRecord } : { ok: false, message: `environment row: ${failure}` };
 }

@@ -8,6 +8,7 @@ import { BenchfleetError } from '../errors.ts';
 import { POLICIES } from '../policies.ts';
 import { loadResults, type LoadedResult } from './result-folders.ts';
 import { environmentNotes } from './report-notes.ts';
+import { machineNotes } from './report-machine-notes.ts';
 import { REPORT_FORMAT, type Report, type ReportCell, type ReportRow, type ReportSource } from './report-types.ts';
 import type { SummaryOptions } from './summarize.ts';
 import type { Summary } from './summary-types.ts';
@@ -49,6 +50,7 @@ export function buildReportFromResults(results: readonly LoadedResult[], request
   const labelled = label(results);
   const notes: string[] = [];
   const arm = chooseArm(labelled.map((l) => l.result.summary), requestedArm, notes);
+  const entries = labelled.map((l) => ({ machine: l.machine, policy: l.policy, environment: l.result.summary.environment }));
   const policies = [...new Set(labelled.map((l) => l.policy))].sort(policyOrder);
   const machines = [...new Set(labelled.map((l) => l.machine))];
 
@@ -61,7 +63,7 @@ export function buildReportFromResults(results: readonly LoadedResult[], request
     }
   }
 
-  notes.push(...environmentNotes(labelled.map((l) => ({ machine: l.machine, policy: l.policy, environment: l.result.summary.environment }))));
+  notes.push(...environmentNotes(entries), ...machineNotes(entries));
   for (const l of labelled) {
     const where = `${l.machine}/${l.policy}`;
     const { summary, files, origin } = l.result;
@@ -126,8 +128,11 @@ function chooseArm(summaries: readonly Summary[], requested: string | undefined,
     throw new BenchfleetError('USAGE', `no batched taskpool arm in these results; choose one with --arm (present: ${arms.join(', ') || 'none'})`);
   }
   const chosen = picked.arm;
-  if (chosen !== DEFAULT_REPORT_ARM) {
-    const defaultSomewhere = present.some((p) => p.has(DEFAULT_REPORT_ARM));
+  const defaultSomewhere = present.some((p) => p.has(DEFAULT_REPORT_ARM));
+  // Said only when a plan asked for the default arm (some result has it, or a plan's arms list
+  // it): a plan of fewer arms is not missing anything.
+  const asked = defaultSomewhere || summaries.some((s) => s.environment?.arms?.includes(DEFAULT_REPORT_ARM) === true);
+  if (chosen !== DEFAULT_REPORT_ARM && asked) {
     const which = picked.inAll && present.length > 1 ? 'all results have' : 'present';
     notes.push(`${DEFAULT_REPORT_ARM} is not in ${defaultSomewhere ? 'every' : 'any'} result; the table shows ${chosen}, the widest batched taskpool arm ${which}.`);
   }

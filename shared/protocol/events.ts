@@ -2,6 +2,7 @@
 // typed socket.io event maps. Two namespaces: `/agent` for benchmark hosts and `/control` for
 // the CLI. docs/protocol.md describes every event for people writing an agent of their own.
 // Every payload that arrives passes a validator in validate.ts before anything trusts it.
+import type { MacosFacts } from '../macos-facts.ts';
 import type { Policy } from '../policies.ts';
 import type { Failure } from './failure.ts';
 
@@ -23,6 +24,8 @@ export interface MachineFacts {
   harnessSha256: string;
   /** SHA256 of every corpus module, by kernel name. */
   corpus: Record<string, string>;
+  /** macOS agents only: core kinds, power source, Low Power Mode, thermal limit (shared/macos-facts.ts). */
+  macos?: MacosFacts;
 }
 
 /** Handshake `auth` of an agent. */

@@ -5,6 +5,7 @@
 import { unpack } from 'msgpackr';
 import { BenchfleetError } from '../errors.ts';
 import { describeBadMachineName, validMachineName } from '../machine-name.ts';
+import { macosFactsProblem, type MacosFacts } from '../macos-facts.ts';
 import { isPolicy } from '../policies.ts';
 import type { AgentAuth, ControlAuth, MachineFacts, RecordBatch, RunFinished, RunProgress } from './events.ts';
 
@@ -51,7 +52,11 @@ export function validateFacts(value: unknown, field = 'facts'): MachineFacts {
   }
   const governor = o['governor'];
   if (governor !== null && typeof governor !== 'string') fail(`${field}.governor`, 'must be a string or null');
+  const macos = o['macos'];
+  const macosProblem = macos === undefined ? null : macosFactsProblem(macos);
+  if (macosProblem !== null) fail(`${field}.macos`, macosProblem);
   return {
+    ...(macos !== undefined ? { macos: macos as MacosFacts } : {}),
     cpuModel: str(o, 'cpuModel', field),
     cores: int(o, 'cores', field, 1),
     platform: str(o, 'platform', field),

@@ -140,7 +140,8 @@ test('a fresh summary is used, a stale one is replaced by analyzing the raw file
 test('without taskpool-8-batched the table falls back to the widest batched taskpool arm and says so', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
   try {
-    const records = exactRun('ryzen', 'whole', { 'aes-cbc-decrypt': 5, sha256: 5 }).filter((r) => r.type === 'environment' || r.arm !== 'taskpool-8-batched');
+    // The plan asked for taskpool-8-batched (its arms are in the environment row), yet no sample of it is here.
+    const records = exactRun('ryzen', 'whole', { 'aes-cbc-decrypt': 5, sha256: 5 }, { arms: ARMS }).filter((r) => r.type === 'environment' || r.arm !== 'taskpool-8-batched');
     await writeRun(dir, { 'whole.jsonl': records });
     const report = await buildReport([dir]);
     assert.equal(report.arm, 'taskpool-4-batched');
@@ -150,6 +151,50 @@ test('without taskpool-8-batched the table falls back to the widest batched task
     const explicit = await buildReport([dir], { arm: 'taskpool-8-batched' });
     assert.deepEqual(explicit.rows.map((r) => r.cells[0]), [null, null]);
     assert.match(renderReport(explicit, 'markdown'), /\| aes-cbc-decrypt \| ryzen \| - \|/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a plan that never asked for taskpool-8-batched gets its widest batched taskpool arm without a note', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    const smaller = [NATIVE_ARM, 'taskpool-4-batched'];
+    const planned = exactRun('ryzen', 'whole', { sha256: 5 }, { arms: smaller }).filter((r) => r.type === 'environment' || r.arm !== 'taskpool-8-batched');
+    await writeRun(dir, { 'a/whole.jsonl': planned });
+    const report = await buildReport([join(dir, 'a')]);
+    assert.equal(report.arm, 'taskpool-4-batched');
+    assert.deepEqual(report.notes, []);
+    // Files from before the environment row named the plan's arms: nothing says the plan asked, so no note either.
+    await writeRun(dir, { 'b/whole.jsonl': exactRun('ryzen', 'whole', { sha256: 5 }).filter((r) => r.type === 'environment' || r.arm !== 'taskpool-8-batched') });
+    assert.deepEqual((await buildReport([join(dir, 'b')])).notes, []);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the report shows each machine\'s wait for a quiet machine and a Mac\'s power, thermal state and unreadable facts', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    const mac = { performanceCores: 8, efficiencyCores: 4, powerSource: 'battery' as const, lowPowerMode: true, cpuSpeedLimit: 71, thermalWarningLevel: 0, unreadable: [] };
+    await writeRun(dir, {
+      'ryzen/whole.jsonl': exactRun('ryzen', 'whole', { sha256: 2 }, { loadWait: { maxLoad: 2, limitSeconds: 900, waitedMs: 42_400, timedOut: false, loadAtStart: 1.41 } }),
+      'm2pro/whole.jsonl': exactRun('m2pro', 'whole', { sha256: 2 }, { loadWait: { maxLoad: 3, limitSeconds: 900, waitedMs: 900_050, timedOut: true, loadAtStart: 3.4 }, macos: mac }),
+      'm2pro/pages.jsonl': exactRun('m2pro', 'pages', { sha256: 2 }, {
+        loadWait: { maxLoad: 3, limitSeconds: 900, waitedMs: 900_050, timedOut: true, loadAtStart: 3.4 },
+        macos: { ...mac, powerSource: null, unreadable: ['pmset -g batt: ENOENT'] },
+      }),
+    });
+    const report = await buildReport([dir]);
+    assert.deepEqual(report.notes, [
+      'm2pro: the 1-minute load average stayed at or above --max-load 3 for the whole 900 s --max-load-wait; the run started anyway at 3.40.',
+      'm2pro: ran in Low Power Mode (lower clocks: not comparable with a run outside it).',
+      'm2pro: ran thermally limited: CPU speed limit 71% (pmset -g therm).',
+      'm2pro/pages: a macOS fact could not be read and is recorded as null (pmset -g batt: ENOENT).',
+      'm2pro/whole: ran on battery power (macOS may lower clocks).',
+      'ryzen: waited 42 s for the 1-minute load average to fall below --max-load 2 (1.41 at the start).',
+    ]);
+    assert.match(renderReport(report, 'markdown'), /> \*\*Note:\*\* m2pro: the 1-minute load average stayed at or above --max-load 3/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

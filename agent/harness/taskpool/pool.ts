@@ -10,14 +10,15 @@
 // machine a 16-job run of a trivial kernel took ~170 µs with 100 µs spins against ~30 µs with
 // none, at width 1 and 2 alike. So the default spins only when width + 1 (the workers and the
 // pool's own thread) fits in the CPUs this process may use, and otherwise goes straight to
-// Atomics.wait: one wake-up per worker per run, never one per job.
+// Atomics.wait: one wake-up per worker per run, never one per job. On Apple silicon only the
+// performance cores count (an M2 Pro's 12 CPUs are 8 P + 4 E cores; spinCoreBudget).
 //
 // A pool's threads can serve smaller widths: a sample loads W of them (the first W), and the
 // others stay parked in their event loops, never woken, holding no context. The harness runs
 // every taskpool width on one pool of the largest width: four pools would keep 15 threads and
 // their reused arenas resident (~24 MiB each) for 8 threads' worth of work.
-import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { spinCoreBudget } from '../macos-facts.ts';
 import type { Dispatch } from '../../../shared/arms.ts';
 import { BenchfleetError } from '../../../shared/errors.ts';
 import type { Policy } from '../../../shared/policies.ts';
@@ -47,6 +48,8 @@ export interface TaskPoolOptions {
   workerSpinMicros?: number;
   /** How long run() spins for completion before it sleeps (default 50 µs if width + 1 threads fit the CPUs, else 0). */
   mainSpinMicros?: number;
+  /** Threads that may spin at once on cores of their own (default: spinCoreBudget(), the performance cores on Apple silicon, else every CPU). */
+  spinCores?: number;
   /** run() gives up when no worker finishes for this long (default 120 s). */
   stallMs?: number;
 }
@@ -130,7 +133,7 @@ export class TaskPool {
     const width = setup.width ?? this.width;
     if (!Number.isInteger(width) || width < 1 || width > this.width) throw new Error(`TaskPool.load: width ${width} is not between 1 and the pool's ${this.width} threads`);
     const workers = this.workers.slice(0, width);
-    const fits = width + 1 <= availableParallelism();
+    const fits = width + 1 <= (this.options.spinCores ?? spinCoreBudget());
     this.active = width;
     this.mainSpinMicros = this.options.mainSpinMicros ?? (fits ? 50 : 0);
     Atomics.store(this.ctl, CONTROL.ACTIVE_WIDTH, width);

@@ -5,6 +5,8 @@
 // where network namespaces cannot be made.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Policy } from '../../shared/policies.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
@@ -17,6 +19,7 @@ import {
   assertMidRun,
   createNetnsFleet,
   deliveredLines,
+  fillFileSystem,
   plannedLines,
   startRun,
   waitForRunEnd,
@@ -46,6 +49,7 @@ const OUTAGE_MS = 30_000;
  * Behaviour of the coordinator and agent (issue 9, other parts) that the cancel test needs and
  * that has not landed yet; the test runs and reports, and counts once this is fixed.
  */
+const RESUME_TODO = 'missing: resume of an interrupted run; the restarted agent marks the run failed ("the agent restarted during the run") instead of continuing it';
 const CANCEL_TODO = 'missing: a cancel sent while the agent is offline never reaches it; after reconnecting, agent b runs the cancelled harness to its end and refuses the next run as busy';
 
 let fleet: NetnsFleet;
@@ -93,6 +97,48 @@ test('a coordinator SIGKILLed mid-run and restarted completes the run with every
   assert.equal(run.state, 'completed', JSON.stringify(run.machines));
   assertMidRun(atKill, 2 * PER_MACHINE, 'the coordinator\'s SIGKILL');
   for (const m of ['a', 'b']) assert.equal(await assertExactlyOnce(fleet, runId, m, PLAN, 'complete'), PER_MACHINE);
+  await assertManifestVerifies(fleet, runId);
+});
+
+test('coordinator data on a tmpfs that fills mid-run: nothing torn or unwritten is acknowledged, and the run completes once space is freed', { skip, timeout: 120_000 }, async () => {
+  const { runId } = await startRun(fleet, PLAN, ['a', 'b']);
+  await waitForLines(fleet.rawPath(runId, 'a', 'whole'), 3, 'a delivering its first samples');
+  const marks = new Map(['a', 'b'].map((m) => [m, fleet.agent(m).output().length]));
+  const filler = join(fleet.dataDir, 'filler');
+  await fillFileSystem(filler);
+  let atFull: number;
+  try {
+    atFull = await deliveredLines(fleet, runId, ['a', 'b'], POLICIES);
+    // A full disk is a refusal the agent hears about, not an acknowledgement.
+    await fleet.agent('a').waitFor(/coordinator refused a batch: .*could not write/, 60_000, marks.get('a'));
+    for (const m of ['a', 'b']) {
+      for (const policy of POLICIES) {
+        const text = await readFile(fleet.rawPath(runId, m, policy), 'utf8').catch(() => '');
+        assert.ok(text === '' || text.endsWith('\n'), `${m}/${policy}: a torn line was left on the full disk`);
+      }
+    }
+  } finally {
+    await rm(filler, { force: true });
+  }
+  const run = await waitForRunEnd(fleet, runId, 100_000);
+  assert.equal(run.state, 'completed', JSON.stringify(run.machines));
+  assertMidRun(atFull, 2 * PER_MACHINE, 'the full disk');
+  for (const m of ['a', 'b']) assert.equal(await assertExactlyOnce(fleet, runId, m, PLAN, 'complete'), PER_MACHINE);
+  await assertManifestVerifies(fleet, runId);
+});
+
+test('an agent SIGKILLed mid-run and restarted on the same --state resumes the run; its samples arrive exactly once', { skip, todo: skip ? false : RESUME_TODO, timeout: 120_000 }, async () => {
+  const { runId } = await startRun(fleet, PLAN, ['a', 'b']);
+  await waitForLines(fleet.rawPath(runId, 'a', 'whole'), 3, 'a delivering its first samples');
+  await fleet.agent('a').stop('SIGKILL');
+  const atKill = await deliveredLines(fleet, runId, ['a'], POLICIES);
+  await fleet.startAgent('a');
+  const run = await waitForRunEnd(fleet, runId, 100_000);
+  assertMidRun(atKill, PER_MACHINE, 'the SIGKILL of agent a');
+  assert.equal(run.machines['a']?.state, 'completed', JSON.stringify(run.machines['a']));
+  assert.equal(run.state, 'completed');
+  await assertExactlyOnce(fleet, runId, 'a', PLAN, 'resumed');
+  assert.equal(await assertExactlyOnce(fleet, runId, 'b', PLAN, 'complete'), PER_MACHINE);
   await assertManifestVerifies(fleet, runId);
 });
 

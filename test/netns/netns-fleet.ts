@@ -4,7 +4,7 @@
 // benchfleet, so a SIGKILL reaches benchfleet itself. The test process reaches the coordinator
 // over its own veth on the same bridge.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -187,15 +187,17 @@ export function plannedLines(plan: NetnsPlan): number {
  * Exactly once, checked against the agent's own spool: per policy, the coordinator's file is the
  * spool byte for byte (`complete`) or a prefix of it ending at a line boundary (a cancelled run),
  * every line is whole JSON, seqs run 0, 1, 2, ... with no gap or repeat, and a complete file has
- * every (kernel, arm, round) of the plan.
+ * every (kernel, arm, round) of the plan. `resumed`: a run whose agent restarted, which redoes an
+ * interrupted round whole and keeps every line delivered before: the spool byte for byte, every
+ * (kernel, arm, round) at least once, sample seqs increasing.
  */
-export async function assertExactlyOnce(fleet: NetnsFleet, runId: string, machine: string, plan: NetnsPlan, expect: 'complete' | 'prefix'): Promise<number> {
+export async function assertExactlyOnce(fleet: NetnsFleet, runId: string, machine: string, plan: NetnsPlan, expect: 'complete' | 'prefix' | 'resumed'): Promise<number> {
   let total = 0;
   for (const policy of plan.policies) {
     const where = `${machine}/${policy}.jsonl of run ${runId}`;
     const stored = await readFile(fleet.rawPath(runId, machine, policy)).catch(() => Buffer.alloc(0));
     const spool = await readFile(fleet.spoolPath(runId, machine, policy));
-    if (expect === 'complete') assert.ok(stored.equals(spool), `${where}: the coordinator's copy (${stored.length} bytes) is not byte-identical to the agent's spool (${spool.length} bytes)`);
+    if (expect !== 'prefix') assert.ok(stored.equals(spool), `${where}: the coordinator's copy (${stored.length} bytes) is not byte-identical to the agent's spool (${spool.length} bytes)`);
     else assert.ok(spool.subarray(0, stored.length).equals(stored) && (stored.length === 0 || stored[stored.length - 1] === 0x0a), `${where}: the coordinator's copy is not a whole-line prefix of the agent's spool`);
     const text = stored.toString('utf8');
     assert.ok(text === '' || text.endsWith('\n'), `${where}: ends in a torn line`);
@@ -209,8 +211,13 @@ export async function assertExactlyOnce(fleet: NetnsFleet, runId: string, machin
     });
     assert.equal(new Set(lines).size, lines.length, `${where}: a line is stored twice`);
     if (records.length > 0) assert.equal(records[0]?.['type'], 'environment', `${where}: line 0 is not the environment row`);
-    const seqs = records.filter((r) => r['type'] === 'sample').map((r) => r['seq']);
-    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), `${where}: sample seqs are not 1, 2, 3, ... in order`);
+    const seqs = records.filter((r) => r['type'] === 'sample').map((r) => Number(r['seq']));
+    if (expect === 'resumed') assert.ok(seqs.every((seq, i) => i === 0 || seq > (seqs[i - 1] ?? 0)), `${where}: sample seqs do not increase`);
+    else assert.deepEqual(seqs, seqs.map((_, i) => i + 1), `${where}: sample seqs are not 1, 2, 3, ... in order`);
+    if (expect === 'resumed') {
+      const keys = new Set(records.filter((r) => r['type'] === 'sample').map((r) => `${String(r['kernel'])}/${String(r['arm'])}/${String(r['round'])}`));
+      assert.equal(keys.size, plannedLines(plan) - 1, `${where}: every (kernel, arm, round) at least once`);
+    }
     if (expect === 'complete') {
       assert.equal(lines.length, plannedLines(plan), `${where}: line count`);
       const keys = new Set(records.filter((r) => r['type'] === 'sample').map((r) => `${String(r['kernel'])}/${String(r['arm'])}/${String(r['round'])}`));
@@ -224,6 +231,27 @@ export async function assertExactlyOnce(fleet: NetnsFleet, runId: string, machin
 export async function assertManifestVerifies(fleet: NetnsFleet, runId: string): Promise<void> {
   const verdict = await verifyManifest(fleet.runDir(runId));
   assert.equal(verdict.ok, true, `manifest of run ${runId}: ${JSON.stringify(verdict)}`);
+}
+
+/** Fill the file system under `path` to the last byte with one file; remove it to free the space. */
+export async function fillFileSystem(path: string): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    for (const size of [1 << 20, 1 << 16, 1 << 12, 1]) {
+      const chunk = Buffer.alloc(size, 0x2e);
+      for (;;) {
+        try {
+          const { bytesWritten } = await file.write(chunk);
+          if (bytesWritten < size) break;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
+          throw error;
+        }
+      }
+    }
+  } finally {
+    await file.close();
+  }
 }
 
 /** Some but not all of the run's lines had reached the coordinator when the fault began. */

@@ -1,5 +1,5 @@
 // The options that say how the harness process runs, shared by `harness` and `agent`: what the
-// study's matched.sh did (pinning, nice, heap cap) and the wait for a quiet machine.
+// reset-policies study's benchmark script did (pinning, nice, heap cap) and the wait for a quiet machine.
 import type { Argv } from 'yargs';
 import { BenchfleetError } from '../shared/errors.ts';
 
@@ -14,8 +14,8 @@ export interface IsolationArgs {
 export function isolationOptions<T>(y: Argv<T>): Argv<T & IsolationArgs> {
   return y
     .option('cpus', { type: 'string', describe: 'Pin the harness to these CPUs, a taskset list like 4-11 (Linux only)' })
-    .option('nice', { type: 'number', describe: 'Run the harness at this nice level (matched.sh used 19)' })
-    .option('heap-mb', { type: 'number', describe: 'Cap the harness\'s V8 heap: --max-old-space-size (matched.sh used 128)' })
+    .option('nice', { type: 'number', describe: 'Run the harness at this nice level (the reset-policies study used 19)' })
+    .option('heap-mb', { type: 'number', describe: 'Cap the harness\'s V8 heap: --max-old-space-size (the study used 128)' })
     .option('max-load', { type: 'number', describe: 'Before a run, wait until the 1-minute load average is below this (the wait is recorded in the raw files)' })
     .option('max-load-wait', { type: 'number', default: 900, describe: 'Longest wait for --max-load, seconds; then the run starts anyway and the records say so' });
 }

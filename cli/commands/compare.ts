@@ -73,9 +73,9 @@ export const compareCommand: CommandModule<object, Args> = {
         choices: COMPARE_GATES,
         describe: `Exit ${GATE_EXIT_CODE} when a group is unstable, inconclusive, or has failed samples (after printing everything)`,
       })
-      .example('$0 compare r-8f2k r-9x1a --data /srv/benchfleet --machine ryzen', 'two runs of one machine')
+      .example('$0 compare 20261130-031502-k3v9x2 20261201-091210-p0c4md --data /srv/benchfleet --machine ryzen', 'two runs of one machine')
       .example('$0 compare results/monday results/friday --kernel aes-cbc-decrypt --json', 'two result folders, as JSON')
-      .example('$0 compare r-1 r-2 r-3 --data /srv/benchfleet --fail-on unstable failures', `a CI gate: exit ${GATE_EXIT_CODE} on a run effect or a failed check`)
+      .example('$0 compare 20261130-031502-k3v9x2 20261130-043318-7qz1ha 20261130-055140-m2d8xe --data /srv/benchfleet --fail-on unstable failures', `a CI gate: exit ${GATE_EXIT_CODE} on a run effect or a failed check`)
       .epilogue(`Exit codes: 0 done, 1 error, 2 bad usage, ${GATE_EXIT_CODE} a --fail-on gate tripped. docs/statistics.md defines every figure.`),
   handler: async (args) => {
     checkSeed(args.seed);

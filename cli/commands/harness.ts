@@ -212,7 +212,7 @@ export const harnessCommand: CommandModule<object, Args> = {
       .option('ipc-pause-ms', { type: 'number', default: 0, describe: 'With an IPC parent (the agent): after each sample, wait up to this long for it to stream and say resume' })
       .option('json', { type: 'boolean', default: false, describe: 'Print a JSON summary instead of text (and no progress bar)' })
       .example('$0 harness --plan plans/study.json --out results/ryzen', 'the study plan on this machine')
-      .example('$0 harness --plan study.json --out r --cpus 4-11 --nice 19 --heap-mb 128', 'as matched.sh ran it')
+      .example('$0 harness --plan study.json --out r --cpus 4-11 --nice 19 --heap-mb 128', 'isolated as in the reset-policies study: pinned, nice 19, 128 MiB heap')
       .epilogue(`FOLIO_CORPUS_RESET selects the policy when the plan names none. A child started by a lock holder runs under its lock when ${LOCK_HELD_BY_ENV} is the holder's pid.`),
   handler: async (args) => {
     const isolation: IsolationOptions = {

@@ -26,7 +26,7 @@ export const reportCommand: CommandModule<object, Args> = {
       .option('csv', { type: 'boolean', default: false, describe: 'One CSV line per cell, interval ends as numbers' })
       .option('intervals', { type: 'boolean', default: false, describe: 'Show each figure\'s within-run interval in the table' })
       .example('$0 report results/ryzen results/m2pro', 'one machine per folder')
-      .example('$0 report data/runs/r-8f2k --arm taskpool-4-batched --csv', 'a coordinator run folder as CSV'),
+      .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --arm taskpool-4-batched --csv', 'a coordinator run folder as CSV'),
   handler: async (args) => {
     const format = chooseFormat(args, process.stdout.isTTY === true);
     const report = await buildReport(args.dirs, args.arm === undefined ? {} : { arm: args.arm });

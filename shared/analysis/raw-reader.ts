@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BenchfleetError } from '../errors.ts';
 import type { EnvironmentRecord, SampleRecord } from '../records.ts';
-import { validateEnvironment, validateSample } from './raw-validate.ts';
+import { planMismatch, validateEnvironment, validateSample } from './raw-validate.ts';
 import type { Problem, SummarySource } from './summary-types.ts';
 
 export interface LineSample {
@@ -25,14 +25,19 @@ export interface ParsedRaw {
 
 /**
  * Validates raw lines: each entry is one JSONL line as text or an already parsed value. Line 1
- * must be the environment row; every other line a sample of the same policy. `truncatedLast`
- * tells that the text's last line had no newline, which makes a parse error there a truncation.
+ * must be the environment row; every other line a sample of the same policy, with the
+ * environment row's jobs and repeats, a round within its planned rounds, and a seq no earlier
+ * line has (another number of repeats is reported and kept). `truncatedLast` tells that the text's last line had no newline, which makes a
+ * parse error there a truncation.
  */
 export function parseRawLines(lines: readonly unknown[], truncatedLast = false): ParsedRaw {
   const problems: Problem[] = [];
   const samples: LineSample[] = [];
   let environment: EnvironmentRecord | null = null;
   let count = 0;
+  // seq -> line of the first sample that carried it: a seq is a sample's identity in the spool
+  // and on the wire, so a second line with it is a copy (or a corruption), never a new sample.
+  const seqLines = new Map<number, number>();
   lines.forEach((entry, index) => {
     const line = index + 1;
     let value: unknown = entry;
@@ -73,6 +78,19 @@ export function parseRawLines(lines: readonly unknown[], truncatedLast = false):
       problems.push({ line, kind: 'policy-mismatch', message: `line ${line}: sample of policy "${checked.value.policy}" in a "${environment.policy}" file; line ignored` });
       return;
     }
+    if (environment !== null) {
+      const mismatch = planMismatch(checked.value, environment);
+      if (mismatch !== null) {
+        problems.push({ line, kind: 'plan-mismatch', message: `line ${line}: ${mismatch.message}; ${mismatch.ignore ? 'line ignored' : 'kept'}` });
+        if (mismatch.ignore) return;
+      }
+    }
+    const earlier = seqLines.get(checked.value.seq);
+    if (earlier !== undefined) {
+      problems.push({ line, kind: 'duplicate-seq', message: `line ${line}: seq ${checked.value.seq} again (the first is line ${earlier}); line ignored` });
+      return;
+    }
+    seqLines.set(checked.value.seq, line);
     samples.push({ line, record: checked.value });
   });
   return { environment, samples, problems, lines: count };

@@ -95,6 +95,20 @@ export function validateSample(value: unknown): Checked<SampleRecord> {
   return { ok: true, value: value as unknown as SampleRecord };
 }
 
+/**
+ * What in a valid sample contradicts its file's environment row (the plan it ran), and whether
+ * the sample must be left out: jobs other than the plan's make its ratio to native's
+ * meaningless, and a round beyond the planned rounds was never planned; another number of
+ * repeats leaves its per-round median a true measurement, so it is kept and reported. Null
+ * when nothing contradicts the row.
+ */
+export function planMismatch(sample: SampleRecord, environment: EnvironmentRecord): { message: string; ignore: boolean } | null {
+  if (sample.jobs !== environment.jobs) return { message: `sample has jobs ${sample.jobs}, the environment row's plan ${environment.jobs}`, ignore: true };
+  if (sample.round > environment.rounds) return { message: `sample is of round ${sample.round}, beyond the environment row's ${environment.rounds} planned rounds`, ignore: true };
+  if (sample.repeats.length !== environment.repeats) return { message: `sample has ${sample.repeats.length} repeats, the environment row's plan ${environment.repeats}`, ignore: false };
+  return null;
+}
+
 /** A sample counts as failed when it says so or lists a failure; a contradiction is never read as success. */
 export function sampleFailed(sample: SampleRecord): boolean {
   return !sample.ok || sample.failures.length > 0;

@@ -47,8 +47,9 @@ export function roundValue(entry: LineSample): RoundValue {
 
 /**
  * Groups samples by (kernel, arm) and pairs each with native's sample of the same kernel and
- * round. Order of the input does not matter: a second sample for one (kernel, arm, round)
- * loses to the one with the lower `seq` and is reported; an arm sample whose round has no
+ * round. A second sample for one (kernel, arm, round) loses to the one earlier in the file,
+ * whatever its `seq` (an appended copy must never replace what was measured first), and is
+ * reported naming both lines; an arm sample whose round has no
  * native sample is reported and left out. `kernelOrder` fixes the order of the groups
  * (kernels not in it follow alphabetically); arms follow the order of the 17 arms.
  */
@@ -56,7 +57,7 @@ export function pairRounds(samples: readonly LineSample[], kernelOrder: readonly
   const problems: Problem[] = [];
   // kernel -> arm -> round -> sample
   const byKey = new Map<string, Map<string, Map<number, LineSample>>>();
-  const ordered = [...samples].sort((a, b) => a.record.seq - b.record.seq || a.line - b.line);
+  const ordered = [...samples].sort((a, b) => a.line - b.line);
   for (const entry of ordered) {
     const { kernel, arm, round } = entry.record;
     const arms = byKey.get(kernel) ?? new Map<string, Map<number, LineSample>>();

@@ -14,6 +14,8 @@ export type ProblemKind =
   | 'missing-environment'
   | 'extra-environment'
   | 'policy-mismatch'
+  | 'plan-mismatch'
+  | 'duplicate-seq'
   | 'duplicate-sample'
   | 'unpaired'
   | 'zero-native-cpu';

@@ -18,13 +18,15 @@ test('analyze warns about each bad line, writes the summary with its problems an
     const result = await runCli(['analyze', fixture('malformed.jsonl'), out, '--resamples', '1000']);
     assert.equal(result.code, 0, result.stderr);
     const warnings = result.stderr.trim().split('\n');
-    assert.equal(warnings.length, 3);
-    assert.match(warnings[0] ?? '', /^warning: .*malformed\.jsonl: line 14: xxhash32 taskpool-8-batched round 3 has no native sample/);
-    assert.match(warnings[1] ?? '', /line 15 is a second environment row/);
-    assert.match(warnings[2] ?? '', /line 16 is cut off/);
-    assert.match(result.stdout, /^wrote .*pages\.summary\.json: 5 rows from 12 samples \(1 sample failed checks, 3 problems recorded; seed 1, 1000 resamples\)\n$/);
+    // The fixture's xxhash32 samples have 2 repeats where the environment row plans 3 (kept, reported).
+    assert.equal(warnings.length, 8);
+    assert.match(warnings[0] ?? '', /^warning: .*malformed\.jsonl: line 5: sample has 2 repeats, the environment row's plan 3; kept$/);
+    assert.match(warnings[5] ?? '', /^warning: .*malformed\.jsonl: line 14: xxhash32 taskpool-8-batched round 3 has no native sample/);
+    assert.match(warnings[6] ?? '', /line 15 is a second environment row/);
+    assert.match(warnings[7] ?? '', /line 16 is cut off/);
+    assert.match(result.stdout, /^wrote .*pages\.summary\.json: 5 rows from 12 samples \(1 sample failed checks, 8 problems recorded; seed 1, 1000 resamples\)\n$/);
     const summary = JSON.parse(await readFile(out, 'utf8')) as { problems: { line: number }[]; bootstrap: { resamples: number } };
-    assert.deepEqual(summary.problems.map((p) => p.line), [14, 15, 16]);
+    assert.deepEqual(summary.problems.map((p) => p.line), [5, 6, 10, 11, 14, 14, 15, 16]);
     assert.equal(summary.bootstrap.resamples, 1000);
 
     // The same raw file gives the same bytes again, wherever the summary is written.

@@ -12,6 +12,12 @@ test('a malformed raw file names each bad line and still summarizes the good one
   const good = await summarizeRawFile(fixture('tiny.jsonl'));
   const bad = await summarizeRawFile(fixture('malformed.jsonl'));
   assert.deepEqual(bad.problems, [
+    // The fixture's xxhash32 samples have 2 repeats where the environment row plans 3.
+    { line: 5, kind: 'plan-mismatch', message: "line 5: sample has 2 repeats, the environment row's plan 3; kept" },
+    { line: 6, kind: 'plan-mismatch', message: "line 6: sample has 2 repeats, the environment row's plan 3; kept" },
+    { line: 10, kind: 'plan-mismatch', message: "line 10: sample has 2 repeats, the environment row's plan 3; kept" },
+    { line: 11, kind: 'plan-mismatch', message: "line 11: sample has 2 repeats, the environment row's plan 3; kept" },
+    { line: 14, kind: 'plan-mismatch', message: "line 14: sample has 2 repeats, the environment row's plan 3; kept" },
     {
       line: 14,
       kind: 'unpaired',
@@ -30,7 +36,7 @@ test('a malformed raw file names each bad line and still summarizes the good one
 });
 
 test('an invalid field names the line and the field', () => {
-  const env = environmentRecord({ corpus: { k: 'x' } });
+  const env = environmentRecord({ corpus: { k: 'x' }, repeats: 1 });
   const broken = { ...sampleRecord({ seq: 2, kernel: 'k', arm: 'native', round: 1, walls: [10] }), arm: 'taskpool-3-batched' };
   const noWall = sampleRecord({ seq: 3, kernel: 'k', arm: 'native', round: 2, walls: [0] });
   const fine = sampleRecord({ seq: 1, kernel: 'k', arm: 'native', round: 1, walls: [10] });
@@ -55,15 +61,37 @@ test('a file without an environment row says so and keeps the samples', () => {
   assert.deepEqual(summary.rows.find((r) => r.arm === 'taskpool-8-batched')?.speedup, { median: 4, lo: 4, hi: 4 });
 });
 
-test('a second sample for the same kernel, arm and round loses to the lower seq, whatever the line order', () => {
-  const env = environmentRecord();
+test('a second sample for the same kernel, arm and round loses to the one earlier in the file, whatever its seq', () => {
+  // The old rule kept the lower seq, so an appended copy with a lower seq replaced what was
+  // measured first, and the warning named the original's line as the duplicate.
+  const env = environmentRecord({ repeats: 1 });
   const native = sampleRecord({ seq: 1, kernel: 'k', arm: 'native', round: 1, walls: [100] });
-  const first = sampleRecord({ seq: 2, kernel: 'k', arm: 'taskpool-8-batched', round: 1, walls: [50] });
-  const again = sampleRecord({ seq: 3, kernel: 'k', arm: 'taskpool-8-batched', round: 1, walls: [10] });
-  const a = summarizeRecords([env, native, first, again]);
-  const b = summarizeRecords([env, again, native, first]);
+  const first = sampleRecord({ seq: 3, kernel: 'k', arm: 'taskpool-8-batched', round: 1, walls: [50] });
+  const appended = sampleRecord({ seq: 2, kernel: 'k', arm: 'taskpool-8-batched', round: 1, walls: [10] });
+  const a = summarizeRecords([env, native, first, appended]);
   assert.equal(a.rows[1]?.speedup.median, 2);
-  assert.equal(b.rows[1]?.speedup.median, 2);
-  assert.equal(a.problems[0]?.message, 'line 4: a second sample for k taskpool-8-batched round 1 (the first is line 3); ignored');
-  assert.equal(b.problems[0]?.message, 'line 2: a second sample for k taskpool-8-batched round 1 (the first is line 4); ignored');
+  assert.deepEqual(a.problems, [{ line: 4, kind: 'duplicate-sample', message: 'line 4: a second sample for k taskpool-8-batched round 1 (the first is line 3); ignored' }]);
+});
+
+test('a seq seen before, and jobs, repeats or a round that contradict the environment row, are refused by line', () => {
+  const env = environmentRecord({ rounds: 2, repeats: 2, jobs: 16 });
+  const lines = [
+    env,
+    sampleRecord({ seq: 1, kernel: 'k', arm: 'native', round: 1, walls: [100, 100] }),
+    sampleRecord({ seq: 2, kernel: 'k', arm: 'taskpool-8-batched', round: 1, walls: [50, 50] }),
+    // An appended copy of line 3 under line 2's seq.
+    sampleRecord({ seq: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 1, walls: [10, 10] }),
+    sampleRecord({ seq: 4, kernel: 'k', arm: 'native', round: 3, walls: [100, 100] }),
+    sampleRecord({ seq: 5, kernel: 'k', arm: 'native', round: 2, walls: [100, 100], jobs: 8 }),
+    sampleRecord({ seq: 6, kernel: 'k', arm: 'native', round: 2, walls: [100] }),
+  ];
+  const summary = summarizeRecords(lines);
+  assert.deepEqual(summary.problems, [
+    { line: 4, kind: 'duplicate-seq', message: 'line 4: seq 1 again (the first is line 2); line ignored' },
+    { line: 5, kind: 'plan-mismatch', message: "line 5: sample is of round 3, beyond the environment row's 2 planned rounds; line ignored" },
+    { line: 6, kind: 'plan-mismatch', message: "line 6: sample has jobs 8, the environment row's plan 16; line ignored" },
+    { line: 7, kind: 'plan-mismatch', message: "line 7: sample has 1 repeats, the environment row's plan 2; kept" },
+  ]);
+  assert.equal(summary.rows.find((r) => r.arm === 'taskpool-8-batched')?.speedup.median, 2);
+  assert.deepEqual(summary.counts, { samples: 3, used: 3, failed: 0 });
 });

@@ -63,7 +63,7 @@ export const compareCommand: CommandModule<object, Args> = {
       .option('run-cost', { type: 'number', default: DEFAULT_RUN_COST_SECONDS, describe: 'Seconds one more run costs beyond its rounds (start-up, warm-up), for the recommendation' })
       .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed' })
       .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Resamples of the diagnostic hierarchical bootstrap' })
-      .option('margin', { type: 'number', default: DEFAULT_MARGIN * 100, describe: "Practical-equivalence margin in percent: \"stable\" only when every run is shown within it of the runs' mean" })
+      .option('margin', { type: 'number', default: DEFAULT_MARGIN * 100, describe: 'Practical-equivalence margin in percent: "stable" only when every two runs are shown to differ by less' })
       .option('alpha', { type: 'number', default: DEFAULT_ALPHA, describe: 'Level of the verdict\'s tests: the false-alarm rate of "unstable" when runs do not differ' })
       .option('include-failed', { type: 'boolean', default: false, describe: 'Give a verdict for groups whose samples failed checks (default: verdict "failed")' })
       .option('fail-on', {

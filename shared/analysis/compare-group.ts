@@ -189,7 +189,7 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
 function message(runs: readonly CompareRun[], verdict: Verdict, reason: string, p: number | null, min: number, max: number, margin: number): string {
   const head = runs.length === 1 ? `${x(min)} in 1 run` : `${x(min)} to ${x(max)} across ${runs.length} runs`;
   const pText = p === null ? '' : p < 0.0001 ? ' (p < 0.0001)' : ` (p = ${p.toFixed(4)})`;
-  const within = `±${(margin * 100).toFixed(0)}%`;
+  const within = `${(margin * 100).toFixed(0)}%`;
   const flagged = runs.filter((r) => r.flagged).map((r) => r.run);
   const standing = flagged.length > 0 ? `; standing out: ${flagged.join(', ')}` : '';
   const largest = runs.reduce<CompareRun | null>((best, r) => (r.effect && (!best?.effect || Math.abs(r.effect.estimate) > Math.abs(best.effect.estimate)) ? r : best), null);

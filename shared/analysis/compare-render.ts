@@ -124,7 +124,7 @@ function footer(c: Comparison): string {
   return (
     `Within-run intervals: order-statistic intervals for the median of one run's paired rounds, each with its exact distribution-free coverage (the narrowest reaching ${Math.round(s.confidence * 100)}%, else the range of the rounds); they do not cover run-to-run variation. ` +
     `Across runs: a t interval on the runs' mean log speedups (Kalibera & Jones), which does. ` +
-    `Verdict: unstable when a one-way ANOVA F test of the per-round log speedups finds a run effect at alpha ${s.alpha} (false-alarm rate ${s.alpha} for any number of runs); stable when every run is shown within ±${(s.margin * 100).toFixed(0)}% of the runs' mean (two one-sided tests at ${s.alpha}); inconclusive otherwise; failed when samples failed their checks${s.includeFailed ? ' (here given anyway: --include-failed)' : ''}. ` +
+    `Verdict: unstable when a one-way ANOVA F test of the per-round log speedups finds a run effect at alpha ${s.alpha} (false-alarm rate ${s.alpha} for any number of runs); stable when every two runs are shown to differ by less than ${(s.margin * 100).toFixed(0)}% (two one-sided tests at ${s.alpha} for each pair); inconclusive otherwise; failed when samples failed their checks${s.includeFailed ? ' (here given anyway: --include-failed)' : ''}. ` +
     `"!N failed": N samples behind the figure failed their checks and are included in it. ` +
     `The hierarchical bootstrap (${s.resamples.toLocaleString('en-US')} resamples, seed ${s.seed}) is a diagnostic. docs/statistics.md defines every figure.`
   );

@@ -1,8 +1,8 @@
 // Is there run-to-run variation, and is it small enough to ignore? A one-way analysis of
 // variance of per-round values grouped by run (Fisher's F test of "no run effect", Scheffé,
 // "The Analysis of Variance", 1959, ch. 2 and 7), whose false-alarm rate is alpha whatever the
-// number of runs, beside an equivalence test of every run against the runs' common mean
-// (two one-sided tests, Schuirmann 1987, combined as an intersection-union test, Berger 1982).
+// number of runs, beside an equivalence test of every pair of runs (two one-sided tests,
+// Schuirmann 1987, combined over the pairs as an intersection-union test, Berger 1982).
 // benchfleet feeds it the per-round natural log speedups; docs/statistics.md gives the rule
 // and its measured false-alarm rate and power.
 import { fSurvival, studentTQuantile } from './distributions.ts';
@@ -47,9 +47,9 @@ const ZERO_SPREAD = 1e-9;
  * The verdict on per-round values grouped by run (`runs[i]` holds run i's rounds):
  * - inconclusive without a test: fewer than two runs, a run with fewer than two rounds (no
  *   within-run variance of its own), or rounds that do not vary at all within any run;
- * - stable when every run's effect (its mean minus the mean of the run means) has both
- *   one-sided (1 - alpha) bounds inside (-margin, margin): an intersection-union test, so
- *   the chance of "stable" when some run is off by the margin or more is at most alpha;
+ * - stable when, for every pair of runs, both one-sided (1 - alpha) t bounds of the
+ *   difference of their means lie inside (-margin, margin): an intersection-union test, so
+ *   the chance of "stable" when some two runs differ by the margin or more is at most alpha;
  * - unstable when the one-way ANOVA F test rejects "no run effect" at alpha (and the runs
  *   are not shown equivalent): under no run effect with normal rounds of equal variance its
  *   rate is exactly alpha for any number of runs;
@@ -86,10 +86,17 @@ export function testRunEffect(runs: readonly (readonly number[])[], settings: Ru
     const estimate = m - center;
     return { estimate, lo: estimate - t * se, hi: estimate + t * se };
   });
-  const equivalent = effects.every((e) => e.lo > -settings.margin && e.hi < settings.margin);
+  let equivalent = true;
+  for (let i = 0; i < k && equivalent; i++) {
+    for (let j = i + 1; j < k && equivalent; j++) {
+      const d = (means[i] as number) - (means[j] as number);
+      const bound = t * Math.sqrt(msWithin * (1 / (n[i] as number) + 1 / (n[j] as number)));
+      equivalent = d - bound > -settings.margin && d + bound < settings.margin;
+    }
+  }
   const significant = p < settings.alpha;
   if (equivalent) {
-    return { verdict: 'stable', reason: significant ? 'every run is shown within the margin of the runs\' mean, though the F test finds a (smaller) run effect' : 'every run is shown within the margin of the runs\' mean', f, df1, df2, p, effects, msWithin };
+    return { verdict: 'stable', reason: significant ? 'every two runs are shown to differ by less than the margin, though the F test finds a (smaller) run effect' : 'every two runs are shown to differ by less than the margin', f, df1, df2, p, effects, msWithin };
   }
   if (significant) return { verdict: 'unstable', reason: 'the F test finds a run effect', f, df1, df2, p, effects, msWithin };
   return { verdict: 'inconclusive', reason: 'no run effect found, but the runs are not shown to agree within the margin', f, df1, df2, p, effects, msWithin };

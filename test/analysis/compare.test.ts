@@ -47,7 +47,7 @@ test('compare recovers each variance component within its tolerance and flags th
 test('runs that agree are called stable; the study\'s two runs are unstable; one run is inconclusive', () => {
   const agree = buildComparison(runsOf([1, 2, 3].map((seed) => ({ seed, rounds: 7, repeats: 4 }))), { resamples: 1000 }).groups[0];
   assert.equal(agree?.verdict, 'stable');
-  assert.match(agree?.message ?? '', /across 3 runs; stable: every run is shown within ±5% of the runs' mean \(p = [\d.]+\); largest run deviation [+-]\d\.\d% \(run-\d\)$/);
+  assert.match(agree?.message ?? '', /across 3 runs; stable: every two runs are shown to differ by less than 5% \(p = [\d.]+\); largest run deviation [+-]\d\.\d% \(run-\d\)$/);
   assert.deepEqual(agree?.runs.map((r) => r.flagged), [false, false, false]);
 
   // The study's case: 7.42x in one run and 4.80x in the next.

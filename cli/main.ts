@@ -3,7 +3,7 @@
 // line on stderr and a non-zero exit.
 import yargs from 'yargs';
 import { commands } from './command-list.ts';
-import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
+import { BenchfleetError, errorMessage, exitCodeOf, isBenchfleetError } from '../shared/errors.ts';
 import { usageLine } from './usage-line.ts';
 
 /**
@@ -55,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${prefix}: ${errorMessage(failure)}\n`);
     if (usage) process.stderr.write(`${usageLine(argv, commands)}\n`);
     if (process.env['BENCHFLEET_DEBUG'] && failure instanceof Error && failure.stack) process.stderr.write(`${failure.stack}\n`);
-    return isBenchfleetError(failure) && failure.code === 'USAGE' ? 2 : 1;
+    return exitCodeOf(failure);
   }
   return typeof process.exitCode === 'number' ? process.exitCode : 0;
 }

@@ -60,13 +60,30 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && CODES.has(value);
 }
 
+/**
+ * The agent's exit code when the coordinator refuses it for good (wrong token, its name in use):
+ * EX_CONFIG of sysexits.h. Retrying cannot help, so a service manager must not restart it:
+ * systemd's RestartPreventExitStatus=78; launchd restarts on any non-zero code, so its plist
+ * passes `--fatal-exit-code 0` (docs: README "Mac agent").
+ */
+export const FATAL_AUTH_EXIT_CODE = 78;
+
 export class BenchfleetError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  /** The CLI's exit code for this error, when not the usual (2 for USAGE, else 1). */
+  readonly exitCode: number | undefined;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; exitCode?: number }) {
     super(message, options);
     this.code = code;
+    this.exitCode = options?.exitCode;
     this.name = 'BenchfleetError';
   }
+}
+
+/** The exit code the CLI ends with for `error`: its own, else 2 for a usage error, else 1. */
+export function exitCodeOf(error: unknown): number {
+  if (!isBenchfleetError(error)) return 1;
+  return error.exitCode ?? (error.code === 'USAGE' ? 2 : 1);
 }
 
 export function isBenchfleetError(error: unknown): error is BenchfleetError {

@@ -6,7 +6,7 @@ import type { CommandModule } from 'yargs';
 import { Agent } from '../../agent/agent.ts';
 import { describeBadMachineName, validMachineName } from '../../shared/machine-name.ts';
 import { loadToken } from '../../coordinator/auth.ts';
-import { BenchfleetError } from '../../shared/errors.ts';
+import { BenchfleetError, FATAL_AUTH_EXIT_CODE, isBenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { coordinatorUrl } from '../control-client.ts';
 import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
@@ -17,6 +17,7 @@ interface Args extends IsolationArgs {
   state: string | undefined;
   'token-file': string | undefined;
   ca: string | undefined;
+  'fatal-exit-code': number;
 }
 
 export const agentCommand: CommandModule<object, Args> = {
@@ -29,10 +30,17 @@ export const agentCommand: CommandModule<object, Args> = {
       .option('state', { type: 'string', describe: 'Folder for plans and unacknowledged samples (default: ~/.benchfleet/agent-NAME)' })
       .option('token-file', { type: 'string', describe: 'File whose first line is the shared token (default: $BENCHFLEET_TOKEN)' })
       .option('ca', { type: 'string', describe: 'PEM CA certificate to trust for an https coordinator' })
+      .option('fatal-exit-code', {
+        type: 'number',
+        default: FATAL_AUTH_EXIT_CODE,
+        describe: 'Exit code when the coordinator refuses this agent for good (wrong token, name in use), so a service manager does not restart it; launchd: 0',
+      })
       .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
   handler: async (args) => {
     if (!validMachineName(args.name)) throw new BenchfleetError('USAGE', `--name ${describeBadMachineName(args.name)}`);
     checkLoadWait(args);
+    const fatalExit = args['fatal-exit-code'];
+    if (!Number.isInteger(fatalExit) || fatalExit < 0 || fatalExit > 255) throw new BenchfleetError('USAGE', `--fatal-exit-code must be an exit code from 0 to 255, got ${fatalExit}`);
     const url = coordinatorUrl(args.coordinator);
     const token = await loadToken(args['token-file']);
     const ca = args.ca ? await readFile(args.ca) : undefined;
@@ -51,6 +59,14 @@ export const agentCommand: CommandModule<object, Args> = {
     const stop = (): void => agent.stop();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    await agent.run();
+    try {
+      await agent.run();
+    } catch (error) {
+      // A refusal for good ends with its own exit code, so that launchd/systemd do not respawn it in a loop.
+      if (isBenchfleetError(error) && error.code === 'AUTH_FAILED') {
+        throw new BenchfleetError('AUTH_FAILED', `${error.message} (not retrying; exit code ${fatalExit})`, { cause: error, exitCode: fatalExit });
+      }
+      throw error;
+    }
   },
 };

@@ -12,6 +12,7 @@ import { machineFacts } from '../../agent/machine-facts.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type ControlToCoordinator, type CoordinatorToAgent } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
+import { FATAL_AUTH_EXIT_CODE } from '../../shared/errors.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
 import { environmentRecord } from '../helpers/raw-records.ts';
 import { createFleet, SMALL_PLAN, startRun, type Fleet } from './fleet-helpers.ts';
@@ -40,16 +41,26 @@ test('an agent with a wrong token exits with a clear message and is never listed
     BENCHFLEET_TOKEN: 'a-wrong-token-of-enough-length',
   });
   const { code } = await agent.exited;
-  assert.equal(code, 1);
-  assert.match(agent.output(), /Error \[AUTH_FAILED\]: the coordinator refused this agent: authentication failed: wrong or missing token/);
+  assert.equal(code, FATAL_AUTH_EXIT_CODE, 'the distinct exit code a service manager does not restart');
+  assert.match(agent.output(), /Error \[AUTH_FAILED\]: the coordinator refused this agent: authentication failed: wrong or missing token.* \(not retrying; exit code 78\)/);
   const agents = JSON.parse(await readFile(join(fleet.dir, 'coordinator', 'agents.json'), 'utf8')) as { name: string }[];
   assert.deepEqual(agents.map((a) => a.name), ['alpha']);
+});
+
+test('under launchd (--fatal-exit-code 0) a refused agent exits 0, so KeepAlive SuccessfulExit=false does not respawn it', async () => {
+  const agent = startBenchfleet(['agent', '--coordinator', fleet.url, '--name', 'launchd-agent', '--state', join(fleet.dir, 'agents', 'launchd-agent'), '--fatal-exit-code', '0'], {
+    ...fleet.env,
+    BENCHFLEET_TOKEN: 'another-wrong-token-of-enough-length',
+  });
+  const { code } = await agent.exited;
+  assert.equal(code, 0);
+  assert.match(agent.output(), /Error \[AUTH_FAILED\]: the coordinator refused this agent: .*\(not retrying; exit code 0\)/);
 });
 
 test('a second agent with the name of a connected one is refused, and the coordinator says so too', async () => {
   const twin = startBenchfleet(['agent', '--coordinator', fleet.url, '--name', 'alpha', '--state', join(fleet.dir, 'agents', 'alpha-twin')], fleet.env);
   const { code } = await twin.exited;
-  assert.equal(code, 1);
+  assert.equal(code, FATAL_AUTH_EXIT_CODE);
   assert.match(twin.output(), /an agent named "alpha" is already connected to this coordinator; stop it first or give this one another --name/);
   await fleet.coordinator.waitFor(/refused a second agent named "alpha"/, 5000);
 });

@@ -6,6 +6,14 @@ export function kernelRng(kernel: string, seed: number): Rng {
   return createRng(seed, streamId(kernel));
 }
 
+/**
+ * The seed of job `job`'s input when a plan's inputs vary: distinct for every job, and job 0
+ * keeps the plan's own seed, so its input is the one a fixed-input plan gives every job.
+ */
+export function jobSeed(seed: number, job: number): number {
+  return (seed + Math.imul(job, 0x9e3779b9)) >>> 0;
+}
+
 /** `size` uniformly random bytes. */
 export function randomBytes(rng: Rng, size: number): Uint8Array {
   const out = new Uint8Array(size);

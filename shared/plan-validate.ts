@@ -17,7 +17,7 @@ export const MAX_INPUT_BYTES = 3 * 1024 * 1024;
 export const DEFAULT_PAGE_SIZE = 4096;
 export const DEFAULT_WARMUP_JOBS = 2;
 
-const FIELDS = ['name', 'kernels', 'arms', 'policies', 'rounds', 'repeats', 'jobs', 'seed', 'schedule', 'pageSize', 'inputSizes', 'warmupJobs'] as const;
+const FIELDS = ['name', 'kernels', 'arms', 'policies', 'rounds', 'repeats', 'jobs', 'seed', 'schedule', 'pageSize', 'inputSizes', 'warmupJobs', 'inputs'] as const;
 const SCHEDULES: readonly Schedule[] = ['sequential', 'interleaved'];
 
 function invalid(message: string): BenchfleetError {
@@ -150,6 +150,11 @@ export function parsePlan(json: unknown, options: ParsePlanOptions = {}): Plan {
       throw invalid(`plan.warmupJobs must be an integer of at least 0, got ${describe(warmup)}`);
     }
     plan.warmupJobs = warmup;
+  }
+  if (doc['inputs'] !== undefined) {
+    const mode = doc['inputs'];
+    if (mode !== 'fixed' && mode !== 'varying') throw invalid(`plan.inputs must be "fixed" or "varying", got ${describe(mode)}`);
+    plan.inputs = mode;
   }
   return plan;
 }

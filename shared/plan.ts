@@ -4,6 +4,9 @@ import type { Policy } from './policies.ts';
 
 export type Schedule = 'sequential' | 'interleaved';
 
+/** `fixed`: every job runs the same input. `varying`: job k of every repeat its own seeded input of the same size and kind. */
+export type InputMode = 'fixed' | 'varying';
+
 export interface Plan {
   /** Free text naming the experiment. */
   name?: string;
@@ -28,6 +31,8 @@ export interface Plan {
   inputSizes?: Record<string, number>;
   /** Untimed warm-up jobs per pool worker / context before a sample's timed repeats (default 2). */
   warmupJobs?: number;
+  /** Whether the jobs share one input or each has its own (default "fixed"). */
+  inputs?: InputMode;
 }
 
 /** The study's plan: 21 kernels x 17 arms x 7 rounds = 2,499 samples per policy. */

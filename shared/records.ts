@@ -49,8 +49,10 @@ export interface EnvironmentRecord {
   corpus: Record<string, string>;
   /** `tracked` rows only: SHA256 of each kernel's tracked twin, the module its pool contexts ran. */
   trackedCorpus?: Record<string, string>;
-  /** SHA256 of each kernel's generated input, by kernel name. */
+  /** SHA256 of each kernel's generated input, by kernel name (varying inputs: of all the jobs' inputs in job order). */
   inputs: Record<string, string>;
+  /** The plan's `inputs`: one input for every job, or one per job of a repeat. Absent in records written before it existed: fixed. */
+  inputMode?: 'fixed' | 'varying';
   /** Reset page size in bytes. */
   pageSize: number;
   schedule: 'sequential' | 'interleaved';

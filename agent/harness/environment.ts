@@ -109,6 +109,7 @@ export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdent
     corpus: identity.corpus,
     ...(policy === 'tracked' && identity.trackedCorpus ? { trackedCorpus: identity.trackedCorpus } : {}),
     inputs: identity.inputs,
+    inputMode: plan.inputs ?? 'fixed',
     pageSize: plan.pageSize ?? DEFAULT_PAGE_SIZE,
     schedule: plan.schedule,
     arms: planArms(plan),

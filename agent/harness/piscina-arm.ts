@@ -1,7 +1,7 @@
 // The workers arms (`workers-W-batched` / `workers-W-unbatched`): a conventional pool, Piscina,
 // with one long-lived context per worker and no reset. Unbatched sends one job per task;
-// batched sends each worker its share of the jobs in one task. Every job reads the same input,
-// so a task carries it as a view of one SharedArrayBuffer, as a user of a conventional pool
+// batched sends each worker its share of the jobs in one task. A task carries its jobs' inputs
+// (the one fixed input, or each job's own when inputs vary) as views of SharedArrayBuffers, as a user of a conventional pool
 // would pass one large read-only input to many tasks: copying up to 3 MiB into every task
 // would measure memcpy and page faults, and left up to 64 MiB of dead copies per idle worker
 // (V8 collects external memory only past that). The return values and outputs come back in
@@ -11,6 +11,7 @@ import { Piscina } from 'piscina';
 import type { RepeatTiming } from '../../shared/records.ts';
 import { exposeCollector } from './collect.ts';
 import type { PiscinaJobResult, PiscinaJobTask, PiscinaReleaseResult, PiscinaTask } from './piscina-protocol.ts';
+import { jobChecker } from './prepared-kernel.ts';
 import { SampleChecks } from './sample-checks.ts';
 import { endRepeat, shareOf, startRepeat, type ArmOutcome, type SampleSpec } from './sample-spec.ts';
 import { workerScript } from './worker-script.ts';
@@ -63,7 +64,7 @@ function checkResults(spec: SampleSpec, checks: SampleChecks, repeat: number, re
     result.returnValues.forEach((returnValue, i) => {
       const where = `repeat ${repeat}, job ${++job}`;
       if (returnValue === null) checks.jobFailed(where, 'the kernel threw (the error is listed below)');
-      else checks.job(spec.kernel.checker, where, returnValue, result.outputs[i] ?? new Uint8Array(0));
+      else checks.job(jobChecker(spec.kernel, job - 1), where, returnValue, result.outputs[i] ?? new Uint8Array(0));
     });
     for (const e of result.errors) checks.fail(`a job threw ${e}`);
   }
@@ -72,20 +73,29 @@ function checkResults(spec: SampleSpec, checks: SampleChecks, repeat: number, re
 export async function runPiscinaSample(pool: PiscinaPool, spec: SampleSpec, token: string): Promise<ArmOutcome> {
   if (spec.arm.kind !== 'workers') throw new Error(`runPiscinaSample: ${spec.arm.name} is not a workers arm`);
   const { kernel, jobs } = spec;
-  const task = (count: number): PiscinaJobTask => ({ type: 'jobs', token, modulePath: kernel.modulePath, moduleSha256: kernel.moduleSha256, input: kernel.sharedInput, count });
-  const counts =
+  const shared = kernel.sharedInputs;
+  /** A task of the jobs [first, first + count): it carries their inputs (views, not copies). */
+  const task = (first: number, count: number): PiscinaJobTask => ({
+    type: 'jobs',
+    token,
+    modulePath: kernel.modulePath,
+    moduleSha256: kernel.moduleSha256,
+    inputs: Array.from({ length: Math.min(count, shared.length) }, (_, k) => shared[(first + k) % shared.length] as Uint8Array),
+    count,
+  });
+  const shares: [number, number][] =
     spec.arm.dispatch === 'batched'
-      ? Array.from({ length: pool.width }, (_, i) => shareOf(i, pool.width, jobs)).map(([a, b]) => b - a).filter((n) => n > 0)
-      : Array.from({ length: jobs }, () => 1);
+      ? Array.from({ length: pool.width }, (_, i) => shareOf(i, pool.width, jobs)).filter(([a, b]) => b > a)
+      : Array.from({ length: jobs }, (_, j) => [j, j + 1]);
   const checks = new SampleChecks();
   const repeats: RepeatTiming[] = [];
   try {
     // One warm-up task per worker, even of 0 jobs: Piscina hands simultaneous tasks to distinct
     // idle workers, so every context is made (and warmed) before the timed repeats.
-    await Promise.all(Array.from({ length: pool.width }, () => pool.run(task(spec.warmupJobs))));
+    await Promise.all(Array.from({ length: pool.width }, () => pool.run(task(0, spec.warmupJobs))));
     for (let r = 0; r < spec.repeats; r++) {
       const clock = startRepeat();
-      const results = await Promise.all(counts.map((n) => pool.run(task(n))));
+      const results = await Promise.all(shares.map(([a, b]) => pool.run(task(a, b - a))));
       const timing = endRepeat(clock, null, null);
       timing.kernelNs = Math.round(results.reduce((n, x) => n + x.kernelNs, 0));
       repeats.push(timing);

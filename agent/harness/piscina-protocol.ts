@@ -8,8 +8,8 @@ export interface PiscinaJobTask {
   token: string;
   modulePath: string;
   moduleSha256: string;
-  /** The job's input, a view of a SharedArrayBuffer: every task shares the one copy. */
-  input: Uint8Array;
+  /** The jobs' inputs, views of SharedArrayBuffers (shared, not copied): job i of the task runs inputs[i % inputs.length]. */
+  inputs: Uint8Array[];
   /** Jobs in this task: 1 unbatched, the worker's share batched. */
   count: number;
 }

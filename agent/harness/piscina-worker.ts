@@ -42,9 +42,10 @@ function runJobs(task: PiscinaJobTask): PiscinaJobResult {
   let kernelMs = 0;
   for (let j = 0; j < task.count; j++) {
     try {
-      writeInput(instance, task.input);
+      const input = task.inputs[j % task.inputs.length] as Uint8Array;
+      writeInput(instance, input);
       const t1 = performance.now();
-      const returnValue = exports.run(task.input.length) >>> 0;
+      const returnValue = exports.run(input.length) >>> 0;
       kernelMs += performance.now() - t1;
       result.returnValues.push(returnValue);
       const length = exports.output_len();

@@ -1,8 +1,11 @@
 // Everything the runner needs about one kernel of the plan, made once per run before any
-// timing: the compiled module (checked against the corpus manifest), the fixed input every job
-// uses, the oracle's expectation and a reference run that sizes the output slots.
+// timing: the compiled module (checked against the corpus manifest), the jobs' inputs (one
+// fixed input, or with `inputs: "varying"` one per job of a repeat), the oracle's expectation
+// of each and reference runs that size the output slots.
 import { findKernel } from '../../kernels/catalog.ts';
-import { CORPUS_DIR, loadKernelModule, loadManifest, moduleFile, readKernelBytes, sha256Hex } from '../../kernels/corpus.ts';
+import { createHash } from 'node:crypto';
+import { CORPUS_DIR, loadKernelModule, loadManifest, moduleFile, readKernelBytes } from '../../kernels/corpus.ts';
+import { jobSeed } from '../../kernels/inputs.ts';
 import { instantiateKernel, runOnce } from '../../kernels/instance.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
@@ -23,11 +26,14 @@ export interface PreparedKernel {
   /** The kernel's tracked twin, which the `tracked` policy's contexts run; null when the plan does not run `tracked`. */
   trackedModule: WebAssembly.Module | null;
   trackedSha256: string | null;
-  input: Uint8Array;
-  /** The same bytes in a SharedArrayBuffer: what the Piscina arm's tasks carry (shared, not copied). */
-  sharedInput: Uint8Array;
+  /** Job k of every repeat (and of the warm-up) runs inputs[k % inputs.length]: one input when fixed, `jobs` when varying. */
+  inputs: Uint8Array[];
+  /** The same bytes in SharedArrayBuffers: what the Piscina arm's tasks carry (shared, not copied). */
+  sharedInputs: Uint8Array[];
+  /** SHA256 of the input (fixed), or of all the inputs one after another in job order (varying). */
   inputSha256: string;
-  checker: OutcomeChecker;
+  /** The oracle's checker of each input, in the same order. */
+  checkers: OutcomeChecker[];
   /** Bytes reserved per job for its output: the reference run's output length (at least 8). */
   outputSlotBytes: number;
 }
@@ -42,22 +48,35 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
   const tracked = plan.policies.includes('tracked');
   if (tracked) readKernelBytes(name, CORPUS_DIR, 'tracked');
   const size = plan.inputSizes?.[name] ?? spec.defaultSize;
-  const input = spec.generate(plan.seed, size);
+  const count = plan.inputs === 'varying' ? plan.jobs : 1;
+  const inputs = Array.from({ length: count }, (_, k) => spec.generate(jobSeed(plan.seed, k), size));
   const field = plan.inputSizes?.[name] !== undefined ? `plan.inputSizes.${name}` : `${name}'s default input size`;
-  const rejection = spec.validateInput?.(input);
-  if (rejection) throw new BenchfleetError('PLAN_INVALID', `${field} (${size} bytes) gives an input ${name} rejects: ${rejection}`);
   if (arena) new Uint8Array(arena.buffer).fill(0);
   const instance = instantiateKernel(module, arena);
-  if (input.length > instance.layout.inputCap) {
-    throw new BenchfleetError('PLAN_INVALID', `${field} gives a ${input.length}-byte input; ${name} takes at most ${instance.layout.inputCap}`);
-  }
-  const checker = new OutcomeChecker(spec.oracle(input));
-  const sharedInput = new Uint8Array(new SharedArrayBuffer(input.length));
-  sharedInput.set(input);
-  const reference = runOnce(instance, input);
-  const problem = checker.check(reference.returnValue, reference.output);
-  // Not fatal: every sample of this kernel will fail its checks and say why, in the records.
-  if (problem) log.warn(`${name}: the reference run disagrees with the oracle (${problem}); its samples will be marked failed`);
+  const checkers: OutcomeChecker[] = [];
+  let outputBytes = 0;
+  inputs.forEach((input, k) => {
+    const which = count === 1 ? 'an input' : `job ${k + 1}'s input`;
+    const rejection = spec.validateInput?.(input);
+    if (rejection) throw new BenchfleetError('PLAN_INVALID', `${field} (${size} bytes) gives ${which} ${name} rejects: ${rejection}`);
+    if (input.length > instance.layout.inputCap) {
+      throw new BenchfleetError('PLAN_INVALID', `${field} gives a ${input.length}-byte input; ${name} takes at most ${instance.layout.inputCap}`);
+    }
+    const checker = new OutcomeChecker(spec.oracle(input));
+    const reference = runOnce(instance, input);
+    const problem = checker.check(reference.returnValue, reference.output);
+    // Not fatal: every sample of this kernel will fail its checks and say why, in the records.
+    if (problem) log.warn(`${name}: the reference run of ${which} disagrees with the oracle (${problem}); its samples will be marked failed`);
+    checkers.push(checker);
+    outputBytes = Math.max(outputBytes, reference.output.length);
+  });
+  const sharedInputs = inputs.map((input) => {
+    const shared = new Uint8Array(new SharedArrayBuffer(input.length));
+    shared.set(input);
+    return shared;
+  });
+  const digest = createHash('sha256');
+  for (const input of inputs) digest.update(input);
   return {
     name,
     module,
@@ -65,12 +84,17 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
     moduleSha256: entry.sha256,
     trackedModule: tracked ? loadKernelModule(name, 'tracked') : null,
     trackedSha256: tracked ? moduleFile(name, 'tracked').sha256 : null,
-    input,
-    sharedInput,
-    inputSha256: sha256Hex(input),
-    checker,
-    outputSlotBytes: Math.max(8, Math.ceil(reference.output.length / 8) * 8),
+    inputs,
+    sharedInputs,
+    inputSha256: digest.digest('hex'),
+    checkers,
+    outputSlotBytes: Math.max(8, Math.ceil(outputBytes / 8) * 8),
   };
+}
+
+/** The checker of job `job`'s outcome (job k ran input k modulo the inputs). */
+export function jobChecker(kernel: PreparedKernel, job: number): OutcomeChecker {
+  return kernel.checkers[job % kernel.checkers.length] as OutcomeChecker;
 }
 
 /**

@@ -2,7 +2,7 @@
 // of a started TaskPool. Its contexts are made for the sample (one per worker), warmed up, timed,
 // and checked: every job's outcome, then every context's final state against the snapshot.
 import type { RepeatTiming } from '../../shared/records.ts';
-import { contextModule } from './prepared-kernel.ts';
+import { contextModule, jobChecker } from './prepared-kernel.ts';
 import { SampleChecks } from './sample-checks.ts';
 import { endRepeat, startRepeat, type ArmOutcome, type SampleSpec } from './sample-spec.ts';
 import type { TaskPool } from './taskpool/pool.ts';
@@ -21,7 +21,8 @@ export async function runTaskpoolSample(pool: TaskPool, spec: SampleSpec): Promi
     snapshot: spec.snapshot,
     policy: spec.policy,
     pageSize: spec.pageSize,
-    input: kernel.input,
+    input: kernel.inputs[0] as Uint8Array,
+    inputs: kernel.inputs,
     jobCapacity: Math.max(jobs, spec.warmupJobs * width),
     outputSlotBytes: kernel.outputSlotBytes,
     ...(spec.fault ? { fault: spec.fault } : {}),
@@ -43,7 +44,7 @@ export async function runTaskpoolSample(pool: TaskPool, spec: SampleSpec): Promi
         const length = views.outputLengths[j] ?? 0;
         if (status === JOB_OK) {
           const start = j * views.outputSlotBytes;
-          checks.job(kernel.checker, where, views.returnValues[j] ?? 0, views.outputs.subarray(start, start + length));
+          checks.job(jobChecker(kernel, j), where, views.returnValues[j] ?? 0, views.outputs.subarray(start, start + length));
         } else if (status === JOB_OUTPUT_TOO_LARGE) {
           checks.jobFailed(where, `output is ${length} bytes, more than the ${views.outputSlotBytes} of the reference run`);
         } else {

@@ -47,6 +47,7 @@ export function validateEnvironment(value: unknown): Checked<EnvironmentRecord> 
     ['harnessSha256', isString, 'a SHA256 in hex'],
     ['corpus', isStringMap, 'an object of kernel name to SHA256'],
     ['inputs', isStringMap, 'an object of kernel name to SHA256'],
+    ['inputMode', (v) => v === undefined || v === 'fixed' || v === 'varying', '"fixed" or "varying"'],
     ['pageSize', isPositiveInteger, 'a positive integer'],
     ['schedule', (v) => v === 'sequential' || v === 'interleaved', '"sequential" or "interleaved"'],
     ['rounds', isPositiveInteger, 'a positive integer'],

@@ -79,3 +79,10 @@ test('schedule, seed, page size, input sizes and warm-up are checked', () => {
   assert.equal(plan.warmupJobs, 0);
   assert.equal(parsePlan(base, { env: {} }).schedule, 'sequential');
 });
+
+test('inputs is "fixed" or "varying", absent by default, and changes the plan hash when given', () => {
+  fails({ ...base, inputs: 'random' }, 'plan.inputs must be "fixed" or "varying", got "random"');
+  assert.equal(parsePlan(base, { env: {} }).inputs, undefined);
+  assert.equal(parsePlan({ ...base, inputs: 'varying' }, { env: {} }).inputs, 'varying');
+  assert.notEqual(JSON.stringify(parsePlan({ ...base, inputs: 'varying' }, { env: {} })), JSON.stringify(parsePlan(base, { env: {} })));
+});

@@ -61,12 +61,15 @@ export interface TaskPoolLoad {
   snapshot: KernelSnapshot;
   policy: Policy;
   pageSize: number;
+  /** The input every job runs, unless `inputs` is given. */
   input: Uint8Array;
+  /** Job j of a run runs inputs[j % inputs.length] (varying inputs; at most jobCapacity of them). */
+  inputs?: readonly Uint8Array[];
   /** The most jobs any one run() will ask for. */
   jobCapacity: number;
   /** Bytes reserved for each job's output (the reference run's output length). */
   outputSlotBytes: number;
-  /** Largest input setInput() will be given (default: this input's length). */
+  /** Most input bytes setInput() or setInputs() will be given (default: these inputs' total length). */
   inputCapacity?: number;
   /** A deliberately broken reset, for tests that prove the checks can fail. */
   fault?: ResetFault;
@@ -138,7 +141,8 @@ export class TaskPool {
     this.mainSpinMicros = this.options.mainSpinMicros ?? (fits ? 50 : 0);
     Atomics.store(this.ctl, CONTROL.ACTIVE_WIDTH, width);
     Atomics.store(this.ctl, CONTROL.SPIN_MICROS, this.options.workerSpinMicros ?? (fits ? 100 : 0));
-    this.inputCapacity = Math.max(setup.inputCapacity ?? 0, setup.input.length);
+    const inputs = setup.inputs ?? [setup.input];
+    this.inputCapacity = Math.max(setup.inputCapacity ?? 0, inputs.reduce((n, x) => n + x.length, 0));
     const buffers = this.sampleBuffers(this.inputCapacity, setup.jobCapacity, setup.outputSlotBytes);
     const views = viewSampleBuffers(buffers);
     const message: LoadMessage = {
@@ -151,7 +155,7 @@ export class TaskPool {
       fault: setup.fault ?? null,
     };
     this.views = views;
-    this.setInput(setup.input);
+    this.setInputs(inputs);
     const replies = workers.map((w) => this.expect(w, 'ready'));
     for (const w of workers) w.postMessage(message);
     const settled = await Promise.allSettled(replies);
@@ -176,10 +180,23 @@ export class TaskPool {
 
   /** Replace the input all jobs share (between runs only). */
   setInput(input: Uint8Array): void {
+    this.setInputs([input]);
+  }
+
+  /** Replace the jobs' inputs: job j runs inputs[j % inputs.length] (between runs only). */
+  setInputs(inputs: readonly Uint8Array[]): void {
     const views = this.loaded();
-    if (input.length > this.inputCapacity) throw new Error(`TaskPool.setInput: ${input.length} bytes exceed the loaded capacity of ${this.inputCapacity}`);
-    views.input.set(input);
-    Atomics.store(this.ctl, CONTROL.INPUT_LENGTH, input.length);
+    const total = inputs.reduce((n, x) => n + x.length, 0);
+    if (total > this.inputCapacity) throw new Error(`TaskPool.setInputs: ${total} bytes exceed the loaded capacity of ${this.inputCapacity}`);
+    if (inputs.length === 0 || inputs.length * 2 > views.inputIndex.length) throw new Error(`TaskPool.setInputs: ${inputs.length} inputs; a sample takes 1 to ${views.inputIndex.length / 2}`);
+    let offset = 0;
+    inputs.forEach((input, k) => {
+      views.input.set(input, offset);
+      views.inputIndex[2 * k] = offset;
+      views.inputIndex[2 * k + 1] = input.length;
+      offset += input.length;
+    });
+    Atomics.store(this.ctl, CONTROL.INPUT_COUNT, inputs.length);
   }
 
   /**

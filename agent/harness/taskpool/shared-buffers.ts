@@ -1,6 +1,7 @@
 // The TaskPool's shared memory: one control block per pool (generation counter, command, job
 // claim index, completion count, each worker's last finished generation) and, per loaded
-// sample, the input bytes and the per-job results. Both sides build their views here, so the
+// sample, the input bytes (one input, or one per job when a plan's inputs vary) and the per-job
+// results. Both sides build their views here, so the
 // layout is written down once.
 
 /** Slots of the control block (Int32Array). Hot counters sit on their own 64-byte lines. */
@@ -11,7 +12,8 @@ export const CONTROL = {
   JOB_COUNT: 17,
   /** DISPATCH_BATCHED or DISPATCH_UNBATCHED. */
   MODE: 18,
-  INPUT_LENGTH: 19,
+  /** Inputs in the sample's input buffer; job j runs input j % INPUT_COUNT (see SampleBuffers.inputIndex). */
+  INPUT_COUNT: 19,
   /** Workers in the loaded sample: the first ACTIVE_WIDTH threads; the rest are not loaded. */
   ACTIVE_WIDTH: 20,
   /** How long a worker spins on GENERATION before Atomics.wait, microseconds. */
@@ -42,7 +44,10 @@ export const JOB_OUTPUT_TOO_LARGE = 2;
 
 /** The buffers of one loaded sample, sent to every worker. */
 export interface SampleBuffers {
+  /** The inputs, one after another. */
   input: SharedArrayBuffer;
+  /** Int32 pairs (byte offset in `input`, length), one per input; room for one input per job. */
+  inputIndex: SharedArrayBuffer;
   /** Capacity in jobs: the most any one run() may ask for. */
   jobs: number;
   /** Bytes reserved for each job's output. */
@@ -57,6 +62,7 @@ const RESULT_BYTES_PER_JOB = 8 + 8 + 4 + 4 + 4;
 export function createSampleBuffers(inputBytes: number, jobs: number, outputSlotBytes: number): SampleBuffers {
   return {
     input: new SharedArrayBuffer(Math.max(inputBytes, 1)),
+    inputIndex: new SharedArrayBuffer(8 * jobs),
     jobs,
     outputSlotBytes,
     results: new SharedArrayBuffer(RESULT_BYTES_PER_JOB * jobs),
@@ -67,6 +73,7 @@ export function createSampleBuffers(inputBytes: number, jobs: number, outputSlot
 /** Typed views over a sample's buffers; index i is job i of the current run. */
 export interface SampleViews {
   input: Uint8Array;
+  inputIndex: Int32Array;
   kernelNs: Float64Array;
   resetNs: Float64Array;
   returnValues: Uint32Array;
@@ -80,6 +87,7 @@ export function viewSampleBuffers(b: SampleBuffers): SampleViews {
   const n = b.jobs;
   return {
     input: new Uint8Array(b.input),
+    inputIndex: new Int32Array(b.inputIndex),
     kernelNs: new Float64Array(b.results, 0, n),
     resetNs: new Float64Array(b.results, 8 * n, n),
     returnValues: new Uint32Array(b.results, 16 * n, n),

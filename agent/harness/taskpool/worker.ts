@@ -83,13 +83,18 @@ function operate(s: Loaded, job: number, input: Uint8Array): void {
 
 function runJobs(s: Loaded): void {
   const jobs = Atomics.load(control, CONTROL.JOB_COUNT);
-  const input = s.views.input.subarray(0, Atomics.load(control, CONTROL.INPUT_LENGTH));
+  const { input, inputIndex } = s.views;
+  const inputs = Array.from({ length: Atomics.load(control, CONTROL.INPUT_COUNT) }, (_, k) => {
+    const offset = inputIndex[2 * k] ?? 0;
+    return input.subarray(offset, offset + (inputIndex[2 * k + 1] ?? 0));
+  });
+  const n = inputs.length;
   if (Atomics.load(control, CONTROL.MODE) === DISPATCH_BATCHED) {
     const width = s.width;
     const end = Math.floor(((setup.index + 1) * jobs) / width);
-    for (let j = Math.floor((setup.index * jobs) / width); j < end; j++) operate(s, j, input);
+    for (let j = Math.floor((setup.index * jobs) / width); j < end; j++) operate(s, j, inputs[j % n] as Uint8Array);
   } else {
-    for (let j = Atomics.add(control, CONTROL.NEXT_JOB, 1); j < jobs; j = Atomics.add(control, CONTROL.NEXT_JOB, 1)) operate(s, j, input);
+    for (let j = Atomics.add(control, CONTROL.NEXT_JOB, 1); j < jobs; j = Atomics.add(control, CONTROL.NEXT_JOB, 1)) operate(s, j, inputs[j % n] as Uint8Array);
   }
 }
 

@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'kernels/assembly/**', 'kernels/corpus/**', 'test/fixtures/assembly/**', 'results/**'] },
+  { ignores: ['node_modules/**', 'web/dist/**', 'kernels/assembly/**', 'kernels/corpus/**', 'test/fixtures/assembly/**', 'results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,6 +1,7 @@
 // Every subcommand of the CLI. Adding one is a new file in cli/commands and a line here.
 import type { CommandModule } from 'yargs';
 import { buildCorpusCommand } from './commands/build-corpus.ts';
+import { buildWebCommand } from './commands/build-web.ts';
 import { kernelsCommand } from './commands/kernels.ts';
 import { kernelCommand } from './commands/kernel.ts';
 import { analyzeCommand } from './commands/analyze.ts';
@@ -18,4 +19,4 @@ import { demoCommand } from './commands/demo.ts';
 
 // yargs' CommandModule is generic over each command's own argument shape; the list only hands
 // them to yargs, which parses and checks each command's arguments itself.
-export const commands = [buildCorpusCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, coordinatorCommand, agentCommand, runCommand, statusCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];
+export const commands = [buildCorpusCommand, buildWebCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, coordinatorCommand, agentCommand, runCommand, statusCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];

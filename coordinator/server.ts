@@ -4,6 +4,7 @@
 // report, manifest) when every machine has finished. All state lives under the data folder,
 // so a restarted coordinator picks up where it stopped.
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { readFile, readdir } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import {
   type CoordinatorToAgent,
   type CoordinatorToControl,
   type ControlToCoordinator,
+  type AgentSummary,
   type MachineFacts,
   type BatchAck,
   type RunFile,
@@ -71,6 +73,8 @@ export class Coordinator {
   private io: Server | null = null;
   private control: Namespace<ControlToCoordinator, CoordinatorToControl> | null = null;
   private readonly finalizing = new Map<string, Promise<void>>();
+  /** Read-only observers (the dashboard): `run` with a run id after its state changed, `agents` after one connected or left. */
+  readonly events = new EventEmitter<{ run: [runId: string]; agents: [] }>();
 
   constructor(options: CoordinatorOptions) {
     this.options = options;
@@ -105,6 +109,10 @@ export class Coordinator {
     }
     const scheme = this.options.tls ? 'https' : 'http';
     return `${scheme}://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}`;
+  }
+
+  agentList(): AgentSummary[] {
+    return this.registry.list();
   }
 
   get port(): number {
@@ -149,10 +157,12 @@ export class Coordinator {
     // Listeners are attached before anything is awaited: an agent sends `run:resume` the moment it
     // connects, and socket.io drops events that arrive while no listener is attached.
     this.registry.connected(name, facts, socket.id).catch((error: unknown) => log.error(`could not record that ${name} connected: ${errorMessage(error)}`));
+    this.events.emit('agents');
     log.info(`agent ${name} connected (${facts.cpuModel}, ${facts.cores} cores, Node ${facts.node})`);
     socket.on('disconnect', () => {
       if (this.agentSockets.get(name) === socket) this.agentSockets.delete(name);
       this.registry.disconnected(name, socket.id).catch((error: unknown) => log.error(`could not record that ${name} disconnected: ${errorMessage(error)}`));
+      this.events.emit('agents');
       log.info(`agent ${name} disconnected`);
     });
     socket.on('records', (bytes, ack) => {
@@ -274,6 +284,7 @@ export class Coordinator {
 
   private broadcast(run: RunSummary): void {
     this.control?.to(`run:${run.runId}`).emit('run:update', run);
+    this.events.emit('run', run.runId);
   }
 
   private setUpControl(ns: Namespace<ControlToCoordinator, CoordinatorToControl>): void {

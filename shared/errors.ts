@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   'CORPUS_MISSING',
   'CORPUS_MISMATCH',
   'CORPUS_BUILD_FAILED',
+  /** The dashboard's pages could not be bundled (web/src into web/dist). */
+  'WEB_BUILD_FAILED',
   'PLAN_INVALID',
   'RECORD_INVALID',
   'MANIFEST_MISMATCH',

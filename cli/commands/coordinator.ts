@@ -2,13 +2,14 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { loadToken } from '../../coordinator/auth.ts';
+import { loadToken, tokenChecker } from '../../coordinator/auth.ts';
+import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import { Coordinator } from '../../coordinator/server.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { parseListen } from '../listen-address.ts';
 
-interface Args { listen: string; data: string; 'token-file': string | undefined; 'tls-cert': string | undefined; 'tls-key': string | undefined }
+interface Args { listen: string; data: string; 'token-file': string | undefined; 'tls-cert': string | undefined; 'tls-key': string | undefined; dashboard: string | undefined }
 
 export const coordinatorCommand: CommandModule<object, Args> = {
   command: 'coordinator',
@@ -20,6 +21,7 @@ export const coordinatorCommand: CommandModule<object, Args> = {
       .option('token-file', { type: 'string', describe: 'File whose first line is the shared token (default: $BENCHFLEET_TOKEN)' })
       .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve https/wss (with --tls-key)' })
       .option('tls-key', { type: 'string', describe: 'PEM private key for --tls-cert' })
+      .option('dashboard', { type: 'string', describe: 'HOST:PORT to serve the read-only web dashboard on (log in with the control token; docs/dashboard.md)' })
       .example('BENCHFLEET_TOKEN=$(cat token) $0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet', 'serve agents on the LAN'),
   handler: async (args) => {
     const { host, port } = parseListen(args.listen);
@@ -29,10 +31,12 @@ export const coordinatorCommand: CommandModule<object, Args> = {
     const coordinator = new Coordinator({ host, port, dataDir: resolve(args.data), token, ...(tls ? { tls } : {}) });
     const url = await coordinator.start();
     printLine(`benchfleet coordinator listening on ${url} (data: ${resolve(args.data)})`);
+    const dashboard = args.dashboard === undefined ? null : await startDashboard(coordinator, parseListen(args.dashboard, '--dashboard'), tokenChecker(token), tls);
+    if (dashboard) printLine(`benchfleet dashboard on ${dashboard.url}/ (log in with the control token)`);
     await new Promise<void>((done) => {
       const stop = (): void => {
         printLine('benchfleet coordinator: stopping');
-        void coordinator.close().then(done);
+        void Promise.all([dashboard?.close(), coordinator.close()]).then(() => done());
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CommandModule } from 'yargs';
 import { Coordinator } from '../../coordinator/server.ts';
+import { tokenChecker } from '../../coordinator/auth.ts';
+import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import { BENCHFLEET_BIN } from '../../agent/harness-command.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { childExecArgv } from '../../shared/ts-runtime.ts';
@@ -17,11 +19,12 @@ import { followRun } from '../follow.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printLine } from '../output.ts';
+import { parseListen } from '../listen-address.ts';
 
 const DEMO_PLAN = fileURLToPath(new URL('../../deploy/plans/demo.json', import.meta.url));
 const MACHINES = ['local-a', 'local-b'];
 
-interface Args { data: string; plan: string }
+interface Args { data: string; plan: string; dashboard: string; 'keep-open': boolean | undefined }
 
 export const demoCommand: CommandModule<object, Args> = {
   command: 'demo',
@@ -29,7 +32,9 @@ export const demoCommand: CommandModule<object, Args> = {
   builder: (y) =>
     y
       .option('data', { type: 'string', default: '.benchfleet/demo', describe: 'Data folder for the coordinator and the agents' })
-      .option('plan', { type: 'string', default: DEMO_PLAN, describe: 'Plan to run' }),
+      .option('plan', { type: 'string', default: DEMO_PLAN, describe: 'Plan to run' })
+      .option('dashboard', { type: 'string', default: '127.0.0.1:0', describe: 'HOST:PORT of the web dashboard (port 0 picks a free one)' })
+      .option('keep-open', { type: 'boolean', describe: 'Keep the dashboard open after the run until Ctrl-C (default: when stdout is a terminal)' }),
   handler: async (args) => {
     const dataDir = resolve(args.data);
     await mkdir(dataDir, { recursive: true });
@@ -37,6 +42,8 @@ export const demoCommand: CommandModule<object, Args> = {
     const coordinator = new Coordinator({ host: '127.0.0.1', port: 0, dataDir: join(dataDir, 'coordinator'), token });
     const url = await coordinator.start();
     printLine(`coordinator on ${url}, data in ${join(dataDir, 'coordinator')}`);
+    const dashboard = await startDashboard(coordinator, parseListen(args.dashboard, '--dashboard'), tokenChecker(token));
+    printLine(`dashboard on ${dashboard.url}/ ; open this one-time login link: ${dashboard.oneTimeLoginUrl()}`);
     const env = { ...process.env, BENCHFLEET_TOKEN: token };
     const agents: ChildProcess[] = MACHINES.map((name) => {
       const child = spawn(process.execPath, [...childExecArgv(), BENCHFLEET_BIN, 'agent', '--coordinator', url, '--name', name, '--state', join(dataDir, 'agents', name)], {
@@ -59,6 +66,7 @@ export const demoCommand: CommandModule<object, Args> = {
             }),
         ),
       );
+      await dashboard.close();
       await coordinator.close();
     };
     const onSignal = (): void => {
@@ -81,6 +89,10 @@ export const demoCommand: CommandModule<object, Args> = {
       printLine(`Files of run ${started.runId}: ${result.dir}`);
       printLine('  plan.json, <machine>/<policy>.jsonl (raw), <machine>/<policy>.summary.json, report.md, manifest.json');
       if (result.run.state !== 'completed') process.exitCode = 1;
+      if (args['keep-open'] ?? process.stdout.isTTY === true) {
+        printLine(`\nThe dashboard stays open: ${dashboard.url}/runs/${started.runId} (a new one-time login link: ${dashboard.oneTimeLoginUrl(`/runs/${started.runId}`)}). Ctrl-C stops it.`);
+        await new Promise<void>((done) => process.once('SIGINT', done));
+      }
     } catch (error) {
       // Ctrl-C closes the connection under the follow; the shutdown in progress says what happens.
       if (!interrupted) throw error;

@@ -1,14 +1,22 @@
 // `benchfleet report DIR...`: the study's table for result folders. Markdown on a pipe, an
-// aligned text table on a terminal; --json, --csv or --markdown/--text choose explicitly.
+// aligned text table on a terminal; --json, --csv, --bmf or --markdown/--text choose
+// explicitly; --html FILE writes a self-contained page with the tables and charts of every arm.
+import { readFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { buildReport, renderReport, type ReportFormat } from '../../shared/analysis/report.ts';
+import { buildReportFromResults, renderReport, type ReportFormat } from '../../shared/analysis/report.ts';
+import { reportsForEveryArm } from '../../shared/analysis/report-arms.ts';
+import { loadResults } from '../../shared/analysis/result-folders.ts';
+import { writeFileAtomic } from '../../shared/atomic-file.ts';
+import { renderHtmlReport } from '../../web/report-html.ts';
+import { printLine } from '../output.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 
-interface Args { dirs: string[]; arm: string | undefined; markdown: boolean; text: boolean; json: boolean; csv: boolean; intervals: boolean }
+interface Args { dirs: string[]; arm: string | undefined; markdown: boolean; text: boolean; json: boolean; csv: boolean; bmf: boolean; html: string | undefined; intervals: boolean }
 
 /** The one output format the flags ask for; with none, markdown on a pipe and text on a terminal. */
-export function chooseFormat(flags: { markdown: boolean; text: boolean; json: boolean; csv: boolean }, isTty: boolean): ReportFormat {
-  const chosen = (['markdown', 'text', 'json', 'csv'] as const).filter((f) => flags[f]);
+export function chooseFormat(flags: { markdown: boolean; text: boolean; json: boolean; csv: boolean; bmf?: boolean }, isTty: boolean): ReportFormat {
+  const chosen = (['markdown', 'text', 'json', 'csv', 'bmf'] as const).filter((f) => flags[f] === true);
   if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
   return chosen[0] ?? (isTty ? 'text' : 'markdown');
 }
@@ -23,13 +31,43 @@ export const reportCommand: CommandModule<object, Args> = {
       .option('markdown', { type: 'boolean', default: false, describe: 'Markdown table (the default when stdout is not a terminal)' })
       .option('text', { type: 'boolean', default: false, describe: 'Aligned text table (the default on a terminal)' })
       .option('json', { type: 'boolean', default: false, describe: 'The report object as JSON' })
-      .option('csv', { type: 'boolean', default: false, describe: 'One CSV line per cell, interval ends as numbers' })
+      .option('csv', { type: 'boolean', default: false, describe: 'One CSV line per cell, interval ends as numbers; the header is the first line' })
+      .option('bmf', { type: 'boolean', default: false, describe: 'Bencher Metric Format JSON: speedup and cpu-ratio per machine/policy/kernel/arm' })
+      .option('html', { type: 'string', describe: 'Write a self-contained HTML page (tables and charts of every arm, no network) to this file' })
       .option('intervals', { type: 'boolean', default: false, describe: 'Show each figure\'s within-run interval in the table' })
       .example('$0 report results/ryzen results/m2pro', 'one machine per folder')
-      .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --arm taskpool-4-batched --csv', 'a coordinator run folder as CSV'),
+      .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --arm taskpool-4-batched --csv', 'a coordinator run folder as CSV')
+      .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --html run.html', 'one HTML file to attach to a paper or a pull request'),
   handler: async (args) => {
+    const results = await loadResults(args.dirs);
+    if (args.html !== undefined) {
+      if (args.html === '') throw new BenchfleetError('USAGE', '--html needs a file name');
+      // Every arm, for the page's arm selector; --arm chooses the one shown first.
+      let reports = reportsForEveryArm(results);
+      if (args.arm !== undefined || reports.length === 0) {
+        const first = buildReportFromResults(results, args.arm);
+        reports = [first, ...reports.filter((r) => r.arm !== first.arm)];
+      }
+      const html = await renderHtmlReport(await reportTitle(args.dirs), reports);
+      await writeFileAtomic(resolve(args.html), html);
+      printLine(`benchfleet: wrote ${args.html} (${Math.round(Buffer.byteLength(html) / 1024)} KiB, self-contained)`);
+      return;
+    }
     const format = chooseFormat(args, process.stdout.isTTY === true);
-    const report = await buildReport(args.dirs, args.arm === undefined ? {} : { arm: args.arm });
+    const report = buildReportFromResults(results, args.arm);
     process.stdout.write(renderReport(report, format, { intervals: args.intervals }));
   },
 };
+
+/** The plan's name when one run folder with a plan.json is given, else the folders' names. */
+async function reportTitle(dirs: readonly string[]): Promise<string> {
+  if (dirs.length === 1) {
+    try {
+      const plan = JSON.parse(await readFile(join(dirs[0] as string, 'plan.json'), 'utf8')) as { name?: unknown };
+      if (typeof plan.name === 'string' && plan.name.trim() !== '') return `${plan.name} (${basename(resolve(dirs[0] as string))})`;
+    } catch {
+      // No plan beside the results: named after the folder.
+    }
+  }
+  return dirs.map((d) => basename(resolve(d))).join(', ');
+}

@@ -1,6 +1,8 @@
 // The report as CSV, one line per cell (kernel, machine, policy) with the interval ends as
-// numbers, so that a spreadsheet or a script reads figures rather than `4.80x / 1.05`. Notes
-// and the footer come first as lines starting with "# " (pandas: comment="#").
+// numbers, so that a spreadsheet or a script reads figures rather than `4.80x / 1.05`. The
+// header is the first line and every other line is data, so naive readers (a spreadsheet, Python's
+// csv module, pandas without options) read it as it is; the notes and the footer are in the
+// markdown, text and JSON reports.
 import type { ReportExporter } from './report-render.ts';
 
 const HEADER = ['kernel', 'machine', 'policy', 'arm', 'speedup', 'speedup_lo', 'speedup_hi', 'cpu_ratio', 'cpu_ratio_lo', 'cpu_ratio_hi', 'rounds', 'failures', 'native_failures'];
@@ -13,7 +15,7 @@ function field(value: string | number | null): string {
 
 export const csvExporter: ReportExporter = {
   render(report) {
-    const lines = [...report.notes.map((n) => `# note: ${n}`), ...report.footer.map((f) => `# ${f}`), HEADER.join(',')];
+    const lines = [HEADER.join(',')];
     for (const row of report.rows) {
       row.cells.forEach((cell, i) => {
         const policy = report.policies[i] as string;

@@ -1,6 +1,7 @@
 // One exporter per output format behind one small interface (as hyperfine's exporters are):
 // each turns a Report into text. renderReport picks one by name.
 import { BenchfleetError } from '../errors.ts';
+import { bmfExporter } from './report-bmf.ts';
 import { csvExporter } from './report-csv.ts';
 import { jsonExporter } from './report-json.ts';
 import { markdownExporter } from './report-markdown.ts';
@@ -16,7 +17,7 @@ export interface ReportExporter {
   render(report: Report, options: RenderOptions): string;
 }
 
-export const REPORT_FORMATS = ['markdown', 'text', 'csv', 'json'] as const;
+export const REPORT_FORMATS = ['markdown', 'text', 'csv', 'json', 'bmf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 const exporters: Record<ReportFormat, ReportExporter> = {
@@ -24,6 +25,7 @@ const exporters: Record<ReportFormat, ReportExporter> = {
   text: textExporter,
   csv: csvExporter,
   json: jsonExporter,
+  bmf: bmfExporter,
 };
 
 export function renderReport(report: Report, format: ReportFormat, options: RenderOptions = {}): string {

@@ -82,8 +82,10 @@ test('a run folder gives one row per kernel and machine and one column per polic
     assert.match(text, /^aes-cbc-decrypt\s+ryzen\s+3\.19x \[3\.19-3\.19\] \/ 0\.80 \[0\.80-0\.80\]\s+4\.80x/m);
     assert.match(text, /within-run variation only/);
     const csv = renderReport(report, 'csv').split('\n');
-    assert.match(csv[0] ?? '', /^# note: Node version differs/);
-    assert.ok(csv.includes('kernel,machine,policy,arm,speedup,speedup_lo,speedup_hi,cpu_ratio,cpu_ratio_lo,cpu_ratio_hi,rounds,failures,native_failures'));
+    // The header first and nothing but data after it: no comment lines for naive readers to trip on.
+    assert.equal(csv[0], 'kernel,machine,policy,arm,speedup,speedup_lo,speedup_hi,cpu_ratio,cpu_ratio_lo,cpu_ratio_hi,rounds,failures,native_failures');
+    assert.equal(csv.filter((l) => l.startsWith('#')).length, 0);
+    assert.equal(csv.length, 1 + 4 * 2 + 1, 'header, one line per (row, policy) cell, final newline');
     assert.equal(csv.filter((l) => l.startsWith('sha256,m2pro,pages,')).length, 1);
     const json = JSON.parse(renderReport(report, 'json')) as { notes: string[]; rows: unknown[] };
     assert.deepEqual(json.notes, report.notes);

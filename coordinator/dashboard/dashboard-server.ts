@@ -1,0 +1,261 @@
+// The dashboard: a read-only web view of the coordinator on its own port (same TLS as the
+// coordinator). Routes and auth are in docs/dashboard.md. Every page and API call needs a
+// session (sessions.ts); pages are built in the browser from /api/* JSON (web/src), and the
+// `/ui` socket.io namespace pushes changes to them. It reads the coordinator through
+// DashboardSource only and never changes a run.
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { posix } from 'node:path';
+import { Server } from 'socket.io';
+import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
+import { createLogger } from '../../shared/log.ts';
+import { UI_NAMESPACE, type DashboardToUi } from '../../shared/protocol/dashboard-views.ts';
+import { ensureWebBundle, WEB_ASSETS } from '../../web/build.ts';
+import { CompareCache } from './compare-cache.ts';
+import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
+import type { DashboardSource } from './dashboard-source.ts';
+import { RunViews } from './run-views.ts';
+import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } from './sessions.ts';
+
+const log = createLogger('dashboard');
+/** Page routes: each serves the app shell, whose script shows the page for the path. */
+const PAGES = [/^\/fleet$/, /^\/runs$/, /^\/runs\/[A-Za-z0-9_-]{1,64}$/, /^\/compare$/];
+const MAX_LOGIN_BODY = 4096;
+/** Live updates are sent at most this often per run (progress arrives per sample). */
+const PUSH_INTERVAL_MS = 250;
+export const LIVE_PATH = '/live/';
+
+export interface DashboardOptions {
+  host: string;
+  port: number;
+  /** Whether a presented token is the control token. */
+  checkToken: (presented: unknown) => boolean;
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+type Json = Record<string, unknown> | unknown[];
+
+export class Dashboard {
+  private readonly source: DashboardSource;
+  private readonly options: DashboardOptions;
+  private readonly sessions = new Sessions();
+  private readonly views: RunViews;
+  private readonly compares: CompareCache;
+  private http: HttpServer | null = null;
+  private io: Server | null = null;
+  private stopListening: (() => void) | null = null;
+  private readonly pending = new Set<string>();
+  private pendingFleet = false;
+  private pushTimer: NodeJS.Timeout | null = null;
+
+  constructor(source: DashboardSource, options: DashboardOptions) {
+    this.source = source;
+    this.options = options;
+    this.views = new RunViews(source);
+    this.compares = new CompareCache(source);
+  }
+
+  /** Listen; returns the dashboard's URL. */
+  async start(): Promise<string> {
+    await ensureWebBundle();
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      this.handle(req, res).catch((error: unknown) => {
+        log.error(`${req.method ?? '?'} ${req.url ?? '?'}: ${errorMessage(error)}`);
+        if (!res.headersSent) this.sendJson(res, 500, { error: 'internal error; see the coordinator log' });
+        else res.destroy();
+      });
+    };
+    const tls = this.options.tls;
+    const http = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, handler) : createHttpServer(handler);
+    this.http = http;
+    const io = new Server(http, {
+      path: LIVE_PATH,
+      serveClient: false,
+      cors: { origin: false },
+      // Checked on every transport request: a session cookie, and no page of another origin.
+      allowRequest: (req, done) => done(null, this.sessionOf(req) && this.sameOrigin(req)),
+    });
+    this.io = io;
+    const ui = (io as unknown as Server<Record<string, never>, DashboardToUi>).of(UI_NAMESPACE);
+    ui.on('connection', (socket) => {
+      // Read-only: the namespace listens to nothing a page sends.
+      void this.views.fleet().then((view) => socket.emit('fleet', view), (error: unknown) => log.warn(`fleet view: ${errorMessage(error)}`));
+    });
+    this.stopListening = this.source.onChange((change) => {
+      if (change.kind === 'run') this.pending.add(change.runId);
+      this.pendingFleet = true;
+      this.pushTimer ??= setTimeout(() => this.push(), PUSH_INTERVAL_MS);
+    });
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(this.options.port, this.options.host, () => resolve());
+    });
+    return this.url;
+  }
+
+  get port(): number {
+    return (this.http?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  get url(): string {
+    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+    return `${this.options.tls ? 'https' : 'http'}://${host}:${this.port}`;
+  }
+
+  /** A link that logs a browser in once, within the hour (what `npm start` prints). */
+  oneTimeLoginUrl(next = '/fleet'): string {
+    const params = new URLSearchParams({ token: this.sessions.createOneTime(), next });
+    return `${this.url}/login/once?${params.toString()}`;
+  }
+
+  async close(): Promise<void> {
+    this.stopListening?.();
+    if (this.pushTimer) clearTimeout(this.pushTimer);
+    await new Promise<void>((resolve) => {
+      if (!this.io) return resolve();
+      void this.io.close(() => resolve());
+    });
+  }
+
+  private push(): void {
+    this.pushTimer = null;
+    const ui = this.io?.of(UI_NAMESPACE);
+    if (!ui) return;
+    const runIds = [...this.pending];
+    this.pending.clear();
+    for (const runId of runIds) {
+      const run = this.source.run(runId);
+      if (run) void this.views.item(run).then((item) => ui.emit('run', item), (error: unknown) => log.warn(`run ${runId}: ${errorMessage(error)}`));
+    }
+    if (this.pendingFleet) {
+      this.pendingFleet = false;
+      void this.views.fleet().then((view) => ui.emit('fleet', view), (error: unknown) => log.warn(`fleet view: ${errorMessage(error)}`));
+    }
+  }
+
+  private sessionOf(req: IncomingMessage): boolean {
+    return this.sessions.valid(cookieValue(req.headers.cookie, SESSION_COOKIE));
+  }
+
+  /** Requests a browser sends from another site's page carry that page's Origin; refuse them. */
+  private sameOrigin(req: IncomingMessage): boolean {
+    const origin = req.headers.origin;
+    if (origin === undefined) return true;
+    return origin === `${this.options.tls ? 'https' : 'http'}://${req.headers.host ?? ''}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    securityHeaders(res, this.options.tls !== undefined);
+    const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+    const path = url.pathname;
+    const method = req.method ?? 'GET';
+
+    if (method === 'GET' && path === '/assets/dashboard.js') return this.sendFile(res, WEB_ASSETS.dashboardJs, 'text/javascript; charset=utf-8');
+    if (method === 'GET' && path === '/assets/dashboard.css') return this.sendFile(res, WEB_ASSETS.css, 'text/css; charset=utf-8');
+    if (path === '/login' && method === 'GET') return this.sendHtml(res, 200, loginPage(null));
+    if (path === '/login' && method === 'POST') return this.login(req, res);
+    if (path === '/login/once' && method === 'GET') return this.loginOnce(url, res);
+    if (path === '/logout' && method === 'POST') {
+      if (!this.sameOrigin(req)) return this.sendJson(res, 403, { error: 'cross-origin request refused' });
+      this.sessions.end(cookieValue(req.headers.cookie, SESSION_COOKIE));
+      res.setHeader('Set-Cookie', clearedCookie(this.options.tls !== undefined));
+      return this.redirect(res, '/login');
+    }
+
+    const isApi = path.startsWith('/api/');
+    if (!this.sessionOf(req)) {
+      if (isApi) return this.sendJson(res, 401, { error: 'log in first: POST /login with the control token' });
+      return this.redirect(res, '/login');
+    }
+    if (method !== 'GET') return this.sendJson(res, 405, { error: 'the dashboard is read-only' });
+    if (path === '/') return this.redirect(res, '/fleet');
+    if (PAGES.some((p) => p.test(path))) return this.sendHtml(res, 200, appShell());
+    if (isApi) return this.api(path, url, res);
+    return this.sendJson(res, 404, { error: `no page ${path}` });
+  }
+
+  private async api(path: string, url: URL, res: ServerResponse): Promise<void> {
+    res.setHeader('Cache-Control', 'no-store');
+    if (path === '/api/fleet') return this.sendJson(res, 200, await this.views.fleet());
+    if (path === '/api/runs') return this.sendJson(res, 200, { runs: await this.views.list() });
+    if (path === '/api/compare') {
+      const runs = (url.searchParams.get('runs') ?? '').split(',').filter((r) => r !== '');
+      try {
+        return this.sendJson(res, 200, await this.compares.compare(runs));
+      } catch (error) {
+        const status = error instanceof BenchfleetError ? (error.code === 'UNKNOWN_RUN' ? 404 : 400) : 500;
+        return this.sendJson(res, status, { error: errorMessage(error) });
+      }
+    }
+    const file = /^\/api\/runs\/([^/]+)\/files\/(.+)$/.exec(path);
+    if (file) {
+      const target = await this.views.downloadPath(decodeURIComponent(file[1] as string), decodeURIComponent(file[2] as string));
+      if (target === null) return this.sendJson(res, 404, { error: 'no such file in this run (downloads are the files its manifest lists)' });
+      res.setHeader('Content-Disposition', `attachment; filename="${posix.basename(target).replace(/[^A-Za-z0-9._-]/g, '_')}"`);
+      return this.sendFile(res, target, 'application/octet-stream');
+    }
+    const run = /^\/api\/runs\/([^/]+)$/.exec(path);
+    if (run) {
+      const view = await this.views.view(decodeURIComponent(run[1] as string));
+      if (view === null) return this.sendJson(res, 404, { error: 'no such run' });
+      return this.sendJson(res, 200, view);
+    }
+    return this.sendJson(res, 404, { error: `no API ${path}` });
+  }
+
+  private async login(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.sameOrigin(req)) return this.sendHtml(res, 403, loginPage('wrong-token'));
+    let body = '';
+    for await (const chunk of req) {
+      body += String(chunk);
+      if (body.length > MAX_LOGIN_BODY) return this.sendHtml(res, 413, loginPage('wrong-token'));
+    }
+    const token = new URLSearchParams(body).get('token');
+    if (!this.options.checkToken(token)) {
+      log.warn(`refused a dashboard login with a wrong token from ${req.socket.remoteAddress ?? '?'}`);
+      return this.sendHtml(res, 401, loginPage('wrong-token'));
+    }
+    this.startSession(res, '/fleet');
+  }
+
+  private loginOnce(url: URL, res: ServerResponse): void {
+    const token = url.searchParams.get('token') ?? '';
+    if (!this.sessions.redeemOneTime(token)) return this.sendHtml(res, 401, loginPage('expired-link' satisfies LoginProblem));
+    const next = url.searchParams.get('next') ?? '/fleet';
+    // Only a page of this dashboard, never another site (`//evil` or a full URL).
+    this.startSession(res, PAGES.some((p) => p.test(next)) ? next : '/fleet');
+  }
+
+  private startSession(res: ServerResponse, next: string): void {
+    res.setHeader('Set-Cookie', sessionCookie(this.sessions.create(), this.options.tls !== undefined));
+    this.redirect(res, next);
+  }
+
+  private redirect(res: ServerResponse, location: string): void {
+    res.writeHead(303, { Location: location, 'Content-Length': 0 });
+    res.end();
+  }
+
+  private sendHtml(res: ServerResponse, status: number, html: string): void {
+    res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(html) });
+    res.end(html);
+  }
+
+  private sendJson(res: ServerResponse, status: number, value: Json | object): void {
+    const text = JSON.stringify(value);
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  private async sendFile(res: ServerResponse, path: string, type: string): Promise<void> {
+    const size = (await stat(path)).size;
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': size });
+    await new Promise<void>((resolve, reject) => {
+      createReadStream(path).on('error', reject).pipe(res).on('finish', resolve).on('error', reject);
+    });
+  }
+}
+

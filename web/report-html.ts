@@ -1,0 +1,49 @@
+// `benchfleet report DIR... --html FILE`: one self-contained HTML file with the Run page's
+// tables and charts for every arm, to attach to a paper or a pull request. The bundled script
+// and stylesheet are inlined, the data is embedded as JSON, and the file's own
+// Content-Security-Policy allows exactly that inline script and style (by SHA-256) and nothing
+// else: opened from disk or a mail attachment it fetches nothing and runs nothing more.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Report } from '../shared/analysis/report-types.ts';
+import type { StaticReportView } from '../shared/protocol/dashboard-views.ts';
+import { ensureWebBundle, WEB_ASSETS } from './build.ts';
+
+const cspHash = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** Text as HTML text content. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON that is safe inside a <script> element: no `<` can close it or open a comment. */
+export function scriptSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+export async function renderHtmlReport(title: string, reports: readonly Report[], generatedAt = new Date()): Promise<string> {
+  await ensureWebBundle();
+  // A literal `</script` or `</style` in the bundles would end their element early.
+  const script = (await readFile(WEB_ASSETS.reportJs, 'utf8')).replace(/<\/(script)/gi, '<\\/$1');
+  const style = (await readFile(WEB_ASSETS.css, 'utf8')).replace(/<\/(style)/gi, '<\\/$1');
+  const view: StaticReportView = { title, generatedAt: generatedAt.toISOString(), reports: [...reports] };
+  const csp = ["default-src 'none'", `script-src ${cspHash(script)}`, `style-src ${cspHash(style)}`, 'img-src data:', "base-uri 'none'", "form-action 'none'"].join('; ');
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title>`,
+    '<link rel="icon" href="data:,">',
+    `<style>${style}</style>`,
+    '</head>',
+    '<body class="report">',
+    `<script type="application/json" id="benchfleet-data">${scriptSafeJson(view)}</script>`,
+    `<script>${script}</script>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,68 @@
+// The Compare page's charts. Runs chart: per kernel (rows) in each policy (columns) and machine
+// (panel rows), every run's median speedup with its within-run interval, over the band of the
+// hierarchical interval that covers run-to-run variation. Load chart: each run's median against
+// the 1-minute load average when it started, to see whether a busy machine made it slower.
+import * as Plot from '@observablehq/plot';
+import type { Comparison } from '../../../shared/analysis/compare-types.ts';
+import { cspSafe } from './plot-figure.ts';
+
+interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number; hi: number; load: number | null }
+interface Band { kernel: string; machine: string; policy: string; lo: number; hi: number }
+
+function points(comparison: Comparison): { runs: RunPoint[]; bands: Band[] } {
+  const runs: RunPoint[] = [];
+  const bands: Band[] = [];
+  for (const g of comparison.groups) {
+    bands.push({ kernel: g.kernel, machine: g.machine, policy: g.policy, lo: g.hierarchical.lo, hi: g.hierarchical.hi });
+    for (const r of g.runs) runs.push({ kernel: g.kernel, machine: g.machine, policy: g.policy, run: r.run, median: r.median, lo: r.lo, hi: r.hi, load: r.loadAverage?.[0] ?? null });
+  }
+  return { runs, bands };
+}
+
+export function runsChart(comparison: Comparison, width: number): Element {
+  const { runs, bands } = points(comparison);
+  const kernels = [...new Set(comparison.groups.map((g) => g.kernel))];
+  const policies = [...new Set(comparison.groups.map((g) => g.policy))];
+  const machines = [...new Set(comparison.groups.map((g) => g.machine))];
+  const order = comparison.runs;
+  const step = Math.min(4, 10 / Math.max(1, order.length));
+  const values = [...runs.flatMap((p) => [p.lo, p.hi]), ...bands.flatMap((b) => [b.lo, b.hi])].filter((x) => x > 0);
+  const marks: Plot.Markish[] = [Plot.barX(bands, { y: 'kernel', x1: 'lo', x2: 'hi', fx: 'policy', fy: 'machine', fill: '#c9d7ea', insetTop: 1, insetBottom: 1, className: 'run-band' })];
+  order.forEach((run, i) => {
+    const mine = runs.filter((p) => p.run === run);
+    const dy = (i - (order.length - 1) / 2) * step;
+    marks.push(Plot.ruleY(mine, { y: 'kernel', x1: 'lo', x2: 'hi', fx: 'policy', fy: 'machine', stroke: 'run', dy, className: 'run-whisker' }));
+    marks.push(Plot.dot(mine, { y: 'kernel', x: 'median', fx: 'policy', fy: 'machine', fill: 'run', r: 2.5, dy, className: 'run-dot', title: (p: RunPoint) => `${p.run}: ${p.median.toFixed(2)}x [${p.lo.toFixed(2)}-${p.hi.toFixed(2)}]` }));
+  });
+  return cspSafe(
+    Plot.plot({
+      width,
+      height: Math.max(180, 40 + kernels.length * 18 * machines.length + 30 * machines.length),
+      marginLeft: 110,
+      marginRight: machines.length > 1 ? 70 : 10,
+      ariaLabel: 'runs compared',
+      x: { type: 'log', domain: [Math.min(...values) / 1.1, Math.max(...values) * 1.1], label: 'speedup over native (band: interval over runs), log scale', grid: true, tickFormat: (x: number) => `${x}` },
+      y: { domain: kernels, label: null },
+      fx: { domain: policies, label: null },
+      fy: { domain: machines, label: null },
+      color: { domain: order, legend: false },
+      marks,
+    }),
+  );
+}
+
+export function loadChart(comparison: Comparison, width: number): Element {
+  const data = points(comparison).runs.filter((p) => p.load !== null);
+  return cspSafe(
+    Plot.plot({
+      width,
+      height: 260,
+      ariaLabel: 'speedup against load',
+      x: { label: '1-minute load average when the run started', grid: true, nice: true },
+      y: { type: 'log', label: 'median speedup', grid: true, tickFormat: (x: number) => `${x}` },
+      color: { domain: comparison.runs },
+      fx: { domain: [...new Set(data.map((p) => p.machine))], label: null },
+      marks: [Plot.dot(data, { x: 'load', y: 'median', fx: 'machine', fill: 'run', r: 3, title: (p: RunPoint) => `${p.run} ${p.kernel} ${p.policy}: ${p.median.toFixed(2)}x at load ${p.load ?? '-'}` })],
+    }),
+  );
+}

@@ -1,0 +1,50 @@
+// The dashboard's script: the page chrome, then the page for the path (Fleet, Runs, Run,
+// Compare). The server serves the same shell for every page; data comes from /api/*.
+import { h, replace } from './dom.ts';
+import { comparePage } from './pages/compare-page.ts';
+import { fleetPage } from './pages/fleet-page.ts';
+import { runPage } from './pages/run-page.ts';
+import { runsPage } from './pages/runs-page.ts';
+
+const NAV = [
+  ['Fleet', '/fleet'],
+  ['Runs', '/runs'],
+  ['Compare', '/compare'],
+] as const;
+
+function chrome(path: string): HTMLElement {
+  const main = h('main', { id: 'page' });
+  const logout = h('form', { method: 'post', action: '/logout', class: 'logout' }, h('button', { type: 'submit' }, 'Log out'));
+  document.body.append(
+    h(
+      'header',
+      { class: 'top' },
+      h('span', { class: 'brand' }, 'benchfleet'),
+      h('nav', {}, ...NAV.map(([label, href]) => h('a', { href, class: path === href || (href === '/runs' && path.startsWith('/runs/')) ? 'current' : '' }, label))),
+      logout,
+    ),
+    main,
+  );
+  return main;
+}
+
+async function route(root: HTMLElement, path: string): Promise<void> {
+  const run = /^\/runs\/([^/]+)$/.exec(path);
+  if (run) return runPage(root, decodeURIComponent(run[1] as string));
+  if (path === '/runs') return runsPage(root);
+  if (path === '/compare') return comparePage(root);
+  return fleetPage(root);
+}
+
+document.getElementById('app')?.remove();
+const path = location.pathname;
+const root = chrome(path);
+route(root, path).then(
+  () => {
+    document.body.dataset['ready'] = 'true';
+  },
+  (error: unknown) => {
+    replace(root, h('p', { class: 'error', role: 'alert' }, `Could not load this page: ${error instanceof Error ? error.message : String(error)}`));
+    document.body.dataset['ready'] = 'error';
+  },
+);

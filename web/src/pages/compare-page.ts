@@ -1,0 +1,89 @@
+// The Compare page: pick finished runs of one plan; then, per (machine, policy, kernel, arm),
+// every run's median with its interval, the run-to-run interval as a band, the verdict, speedup
+// against load, variance components and the recommended repetitions: the comparison that
+// `benchfleet compare` prints, computed once per set of runs by the server.
+import type { CompareGroup } from '../../../shared/analysis/compare-types.ts';
+import type { CompareView, RunListItem, RunsView } from '../../../shared/protocol/dashboard-views.ts';
+import { getJson } from '../api.ts';
+import { loadChart, runsChart } from '../charts/compare-charts.ts';
+import { h, pageLink, replace } from '../dom.ts';
+import { fixed2, formatTime } from '../format.ts';
+
+const FINAL = new Set(['completed', 'failed', 'cancelled']);
+const t2 = (x: number | null): string => (x === null ? '-' : x.toExponential(2));
+
+function picker(runs: readonly RunListItem[]): HTMLElement {
+  const byPlan = new Map<string, RunListItem[]>();
+  for (const run of runs.filter((r) => FINAL.has(r.state) && r.finishedAt !== null)) byPlan.set(run.planSha256, [...(byPlan.get(run.planSha256) ?? []), run]);
+  if (byPlan.size === 0) return h('p', { class: 'empty' }, 'No finished runs to compare yet.');
+  const form = h('form', { class: 'compare-picker', method: 'get', action: '/compare' });
+  for (const [sha, members] of byPlan) {
+    const fieldset = h('fieldset', { 'data-plan': sha }, h('legend', {}, `${members[0]?.planName ?? '(no name)'} `, h('span', { class: 'mono' }, sha.slice(0, 12)), ` (${members.length} run${members.length === 1 ? '' : 's'})`));
+    for (const run of members) {
+      fieldset.append(h('label', { class: 'pick' }, h('input', { type: 'checkbox', name: 'run', value: run.runId }), ` ${run.runId} `, h('span', { class: 'muted' }, `${formatTime(run.createdAt)}, ${run.machines.map((m) => m.name).join(', ')}, ${run.state}`)));
+    }
+    form.append(fieldset);
+  }
+  const button = h('button', { type: 'submit' }, 'Compare');
+  form.append(button);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const chosen = [...form.querySelectorAll<HTMLInputElement>('input[name=run]:checked')].map((i) => i.value);
+    if (chosen.length > 0) location.assign(`/compare?runs=${chosen.map(encodeURIComponent).join(',')}`);
+  });
+  return form;
+}
+
+function groupRow(g: CompareGroup): HTMLTableRowElement {
+  return h(
+    'tr',
+    { 'data-verdict': g.verdict },
+    h('td', {}, g.machine),
+    h('td', {}, g.policy),
+    h('th', { scope: 'row' }, g.kernel),
+    h('td', {}, g.arm),
+    h('td', {}, g.runs.map((r) => `${fixed2(r.median)}x [${fixed2(r.lo)}-${fixed2(r.hi)}]${r.flagged ? ' (stands out)' : ''}`).join('; ')),
+    h('td', {}, `${fixed2(g.hierarchical.lo)}-${fixed2(g.hierarchical.hi)}`),
+    h('td', {}, h('span', { class: `badge verdict-${g.verdict}` }, g.verdict)),
+    h('td', {}, t2(g.components.runs)),
+    h('td', {}, t2(g.components.rounds)),
+    h('td', {}, t2(g.components.repeats)),
+    h('td', {}, g.recommendation.runs === null ? '-' : `${g.recommendation.runs} x ${g.recommendation.rounds ?? '-'}`),
+    h('td', {}, g.load === null ? '-' : `${fixed2(g.load.spearman)} (${g.load.rounds} rounds)`),
+    h('td', { class: 'message' }, g.message),
+  );
+}
+
+export async function comparePage(root: HTMLElement): Promise<void> {
+  const requested = (new URLSearchParams(location.search).get('runs') ?? '').split(',').filter((r) => r !== '');
+  if (requested.length === 0) {
+    const { runs } = await getJson<RunsView>('/api/runs');
+    replace(root, h('h2', {}, 'Compare'), h('p', {}, 'Choose finished runs of one plan.'), picker(runs));
+    return;
+  }
+  const view = await getJson<CompareView>(`/api/compare?runs=${requested.map(encodeURIComponent).join(',')}`);
+  const c = view.comparison;
+  const width = Math.max(480, (root.clientWidth || 1200) - 16);
+  replace(
+    root,
+    h('h2', {}, 'Compare'),
+    h('p', {}, 'Runs: ', ...view.runs.flatMap((r, i) => [i > 0 ? ', ' : '', pageLink(r, 'runs', r)]), ' (', h('a', { href: '/compare' }, 'choose others'), ')'),
+    ...c.notes.map((n) => h('p', { class: 'note' }, n)),
+    c.groups.length === 0
+      ? h('p', { class: 'empty' }, 'Nothing to compare in these runs.')
+      : h(
+          'div',
+          {},
+          h('figure', { class: 'chart', 'data-chart': 'runs' }, h('figcaption', {}, `Each run's median speedup and within-run interval; band: the hierarchical interval over runs (${c.settings.resamples} resamples, seed ${c.settings.seed})`), runsChart(c, width)),
+          h('figure', { class: 'chart', 'data-chart': 'load' }, h('figcaption', {}, 'Median speedup against the load average at the start of each run'), loadChart(c, width)),
+          h('h3', {}, 'Verdicts, variance components and recommended repetitions'),
+          h(
+            'table',
+            { class: 'compare' },
+            h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'arm', 'runs: median [interval]', 'over runs', 'verdict', 'T² runs', 'T² rounds', 'T² repeats', 'recommended runs x rounds', 'load (Spearman)', 'message'].map((t) => h('th', {}, t)))),
+            h('tbody', {}, ...c.groups.map(groupRow)),
+          ),
+          h('p', { class: 'footer' }, `Variance components are Kalibera & Jones' T² of ln(speedup) per level; the recommendation targets a 95% interval within ±${(c.settings.target * 100).toFixed(0)}%, at ${c.settings.runCostSeconds} s per extra run.`),
+        ),
+  );
+}

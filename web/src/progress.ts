@@ -1,0 +1,15 @@
+// A machine's progress through a run: a bar, the sample count and the time left.
+import type { MachineProgressView } from '../../shared/protocol/dashboard-views.ts';
+import { h } from './dom.ts';
+import { formatDuration } from './format.ts';
+
+export function progressBar(m: MachineProgressView): HTMLElement {
+  const total = Math.max(m.total, m.done, 1);
+  const eta = m.state === 'running' && m.etaSeconds !== null ? `, about ${formatDuration(m.etaSeconds)} left` : '';
+  return h(
+    'span',
+    { class: `progress state-${m.state}` },
+    h('progress', { max: total, value: m.done, 'data-machine': m.name, 'aria-label': `${m.name} progress` }),
+    h('span', { class: 'progress-text' }, `${m.done}/${m.total} ${m.state}${eta}`),
+  );
+}

@@ -1,0 +1,20 @@
+// The script of the self-contained HTML report (`benchfleet report DIR... --html FILE`): the
+// Run page's figures, from the report data embedded in the file. It fetches nothing.
+import type { StaticReportView } from '../../shared/protocol/dashboard-views.ts';
+import { h } from './dom.ts';
+import { formatTime } from './format.ts';
+import { runFigures } from './run-figures.ts';
+
+const data = document.getElementById('benchfleet-data');
+const view = JSON.parse(data?.textContent ?? 'null') as StaticReportView | null;
+const main = h('main', { id: 'page' });
+if (view === null) {
+  main.append(h('p', { class: 'error' }, 'This report has no data.'));
+} else {
+  document.title = `${view.title}: benchfleet report`;
+  main.append(h('h1', { class: 'report-title' }, view.title), h('p', { class: 'muted' }, `benchfleet report, generated ${formatTime(view.generatedAt)}`));
+  document.body.append(main);
+  main.append(runFigures(view.reports, main.clientWidth || 1200));
+}
+if (!main.isConnected) document.body.append(main);
+document.body.dataset['ready'] = 'true';

@@ -1,20 +1,20 @@
 // The Compare page's charts. Runs chart: per kernel (rows) in each policy (columns) and machine
 // (panel rows), every run's median speedup with its within-run interval, over the band of the
-// hierarchical interval that covers run-to-run variation. Load chart: each run's median against
+// interval across runs (the t interval on run means, which covers run-to-run variation). Load chart: each run's median against
 // the 1-minute load average when it started, to see whether a busy machine made it slower.
 import * as Plot from '@observablehq/plot';
 import type { Comparison } from '../../../shared/analysis/compare-types.ts';
 import { cspSafe } from './plot-figure.ts';
 
-interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number; hi: number; load: number | null }
+interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number | null; hi: number | null; load: number | null }
 interface Band { kernel: string; machine: string; policy: string; lo: number; hi: number }
 
 function points(comparison: Comparison): { runs: RunPoint[]; bands: Band[] } {
   const runs: RunPoint[] = [];
   const bands: Band[] = [];
   for (const g of comparison.groups) {
-    bands.push({ kernel: g.kernel, machine: g.machine, policy: g.policy, lo: g.hierarchical.lo, hi: g.hierarchical.hi });
-    for (const r of g.runs) runs.push({ kernel: g.kernel, machine: g.machine, policy: g.policy, run: r.run, median: r.median, lo: r.lo, hi: r.hi, load: r.loadAverage?.[0] ?? null });
+    if (g.acrossRuns !== null) bands.push({ kernel: g.kernel, machine: g.machine, policy: g.policy, lo: g.acrossRuns.lo, hi: g.acrossRuns.hi });
+    for (const r of g.runs) runs.push({ kernel: g.kernel, machine: g.machine, policy: g.policy, run: r.run, median: r.median, lo: r.interval?.lo ?? null, hi: r.interval?.hi ?? null, load: r.loadAverage?.[0] ?? null });
   }
   return { runs, bands };
 }
@@ -26,13 +26,14 @@ export function runsChart(comparison: Comparison, width: number): Element {
   const machines = [...new Set(comparison.groups.map((g) => g.machine))];
   const order = comparison.runs;
   const step = Math.min(4, 10 / Math.max(1, order.length));
-  const values = [...runs.flatMap((p) => [p.lo, p.hi]), ...bands.flatMap((b) => [b.lo, b.hi])].filter((x) => x > 0);
+  const values = [...runs.flatMap((p) => [p.median, p.lo ?? p.median, p.hi ?? p.median]), ...bands.flatMap((b) => [b.lo, b.hi])].filter((x) => x > 0);
   const marks: Plot.Markish[] = [Plot.barX(bands, { y: 'kernel', x1: 'lo', x2: 'hi', fx: 'policy', fy: 'machine', fill: '#c9d7ea', insetTop: 1, insetBottom: 1, className: 'run-band' })];
   order.forEach((run, i) => {
     const mine = runs.filter((p) => p.run === run);
     const dy = (i - (order.length - 1) / 2) * step;
-    marks.push(Plot.ruleY(mine, { y: 'kernel', x1: 'lo', x2: 'hi', fx: 'policy', fy: 'machine', stroke: 'run', dy, className: 'run-whisker' }));
-    marks.push(Plot.dot(mine, { y: 'kernel', x: 'median', fx: 'policy', fy: 'machine', fill: 'run', r: 2.5, dy, className: 'run-dot', title: (p: RunPoint) => `${p.run}: ${p.median.toFixed(2)}x [${p.lo.toFixed(2)}-${p.hi.toFixed(2)}]` }));
+    // A run of one round has no interval: its dot stands alone.
+    marks.push(Plot.ruleY(mine.filter((p) => p.lo !== null), { y: 'kernel', x1: 'lo', x2: 'hi', fx: 'policy', fy: 'machine', stroke: 'run', dy, className: 'run-whisker' }));
+    marks.push(Plot.dot(mine, { y: 'kernel', x: 'median', fx: 'policy', fy: 'machine', fill: 'run', r: 2.5, dy, className: 'run-dot', title: (p: RunPoint) => `${p.run}: ${p.median.toFixed(2)}x${p.lo === null || p.hi === null ? '' : ` [${p.lo.toFixed(2)}-${p.hi.toFixed(2)}]`}` }));
   });
   return cspSafe(
     Plot.plot({
@@ -41,7 +42,7 @@ export function runsChart(comparison: Comparison, width: number): Element {
       marginLeft: 110,
       marginRight: machines.length > 1 ? 70 : 10,
       ariaLabel: 'runs compared',
-      x: { type: 'log', domain: [Math.min(...values) / 1.1, Math.max(...values) * 1.1], label: 'speedup over native (band: interval over runs), log scale', grid: true, tickFormat: (x: number) => `${x}` },
+      x: { type: 'log', domain: [Math.min(...values) / 1.1, Math.max(...values) * 1.1], label: 'speedup over native (band: interval across runs), log scale', grid: true, tickFormat: (x: number) => `${x}` },
       y: { domain: kernels, label: null },
       fx: { domain: policies, label: null },
       fy: { domain: machines, label: null },

@@ -1,5 +1,5 @@
 // The Compare page: pick finished runs of one plan; then, per (machine, policy, kernel, arm),
-// every run's median with its interval, the run-to-run interval as a band, the verdict, speedup
+// every run's median with its interval, the interval across runs as a band, the verdict, speedup
 // against load, variance components and the recommended repetitions: the comparison that
 // `benchfleet compare` prints, computed once per set of runs by the server.
 import type { CompareGroup } from '../../../shared/analysis/compare-types.ts';
@@ -35,6 +35,7 @@ function picker(runs: readonly RunListItem[]): HTMLElement {
 }
 
 function groupRow(g: CompareGroup): HTMLTableRowElement {
+  const interval = (r: CompareGroup['runs'][number]): string => (r.interval === null ? '' : ` [${fixed2(r.interval.lo)}-${fixed2(r.interval.hi)}]`);
   return h(
     'tr',
     { 'data-verdict': g.verdict },
@@ -42,15 +43,15 @@ function groupRow(g: CompareGroup): HTMLTableRowElement {
     h('td', {}, g.policy),
     h('th', { scope: 'row' }, g.kernel),
     h('td', {}, g.arm),
-    h('td', {}, g.runs.map((r) => `${fixed2(r.median)}x [${fixed2(r.lo)}-${fixed2(r.hi)}]${r.flagged ? ' (stands out)' : ''}`).join('; ')),
-    h('td', {}, `${fixed2(g.hierarchical.lo)}-${fixed2(g.hierarchical.hi)}`),
-    h('td', {}, h('span', { class: `badge verdict-${g.verdict}` }, g.verdict)),
+    h('td', {}, g.runs.map((r) => `${fixed2(r.median)}x${interval(r)}${r.flagged ? ' (stands out)' : ''}${r.failures > 0 ? ` !${r.failures} failed` : ''}`).join('; ')),
+    h('td', {}, g.acrossRuns === null ? '-' : `${fixed2(g.acrossRuns.median)}x [${fixed2(g.acrossRuns.lo)}-${fixed2(g.acrossRuns.hi)}]`),
+    h('td', { title: g.reason }, h('span', { class: `badge verdict-${g.verdict}` }, g.verdict), g.test.p === null ? '' : ` p = ${g.test.p.toPrecision(2)}`),
     h('td', {}, t2(g.components.runs)),
     h('td', {}, t2(g.components.rounds)),
     h('td', {}, t2(g.components.repeats)),
-    h('td', {}, g.recommendation.runs === null ? '-' : `${g.recommendation.runs} x ${g.recommendation.rounds ?? '-'}`),
-    h('td', {}, g.load === null ? '-' : `${fixed2(g.load.spearman)} (${g.load.rounds} rounds)`),
-    h('td', { class: 'message' }, g.message),
+    h('td', {}, g.recommendation.runs === null ? '-' : `${g.recommendation.runs} x ${g.recommendation.rounds}`),
+    h('td', {}, g.load === null ? '-' : `${fixed2(g.load.spearman)} (${g.load.rounds} rounds${g.load.tracks ? ', tracks load' : ''})`),
+    h('td', { class: 'message' }, [g.message, ...g.warnings].join(' ')),
   );
 }
 
@@ -74,13 +75,13 @@ export async function comparePage(root: HTMLElement): Promise<void> {
       : h(
           'div',
           {},
-          h('figure', { class: 'chart', 'data-chart': 'runs' }, h('figcaption', {}, `Each run's median speedup and within-run interval; band: the hierarchical interval over runs (${c.settings.resamples} resamples, seed ${c.settings.seed})`), runsChart(c, width)),
+          h('figure', { class: 'chart', 'data-chart': 'runs' }, h('figcaption', {}, `Each run's median speedup and within-run interval; band: the ${Math.round(c.settings.confidence * 100)}% interval across runs`), runsChart(c, width)),
           h('figure', { class: 'chart', 'data-chart': 'load' }, h('figcaption', {}, 'Median speedup against the load average at the start of each run'), loadChart(c, width)),
           h('h3', {}, 'Verdicts, variance components and recommended repetitions'),
           h(
             'table',
             { class: 'compare' },
-            h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'arm', 'runs: median [interval]', 'over runs', 'verdict', 'T² runs', 'T² rounds', 'T² repeats', 'recommended runs x rounds', 'load (Spearman)', 'message'].map((t) => h('th', {}, t)))),
+            h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'arm', 'runs: median [interval]', 'across runs', 'verdict', 'T² runs', 'T² rounds', 'T² repeats', 'recommended runs x rounds', 'load (Spearman)', 'message'].map((t) => h('th', {}, t)))),
             h('tbody', {}, ...c.groups.map(groupRow)),
           ),
           h('p', { class: 'footer' }, `Variance components are Kalibera & Jones' T² of ln(speedup) per level; the recommendation targets a 95% interval within ±${(c.settings.target * 100).toFixed(0)}%, at ${c.settings.runCostSeconds} s per extra run.`),

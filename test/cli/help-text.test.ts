@@ -11,10 +11,10 @@ import { newRunId } from '../../coordinator/run-id.ts';
 async function helpOf(argv: string[]): Promise<{ code: number; stdout: string }> {
   const write = process.stdout.write.bind(process.stdout);
   let stdout = '';
-  process.stdout.write = ((chunk: string | Uint8Array): boolean => {
+  process.stdout.write = (chunk: string | Uint8Array): boolean => {
     stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     return true;
-  }) as typeof process.stdout.write;
+  };
   try {
     return { code: await main(argv), stdout };
   } finally {

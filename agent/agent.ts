@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { isHarnessEvent, type HarnessEvent } from '../shared/harness-events.ts';
+import { describeLoadWait, loadWaitToTell } from '../shared/load-wait-text.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
@@ -188,10 +189,17 @@ export class Agent {
       stderr = (stderr + chunk.toString()).slice(-4000);
     });
     let outcome: HarnessEvent | null = null;
+    let toldLoadWait = false;
     child.on('message', (message: unknown) => {
       if (!isHarnessEvent(message)) return;
       if (message.type === 'record') {
         run.streamer.add(message.policy, message.seq, message.line);
+        // The first environment row carries the wait for a quiet machine: say if it gave up.
+        if (message.seq === 0 && !toldLoadWait) {
+          toldLoadWait = true;
+          const wait = loadWaitToTell(message.line);
+          if (wait) this.status(`run ${runId}: ${describeLoadWait(wait)}`);
+        }
       } else if (message.type === 'quiet') {
         // Nothing is being timed until we answer: send now, then let the harness go on.
         const resume = (): void => {

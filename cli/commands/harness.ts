@@ -16,6 +16,8 @@ import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { HARNESS_EXIT, isResumeMessage, type HarnessEvent } from '../../shared/harness-events.ts';
 import type { LoadWait } from '../../shared/records.ts';
 import { waitForLoad } from '../../agent/harness/load-wait.ts';
+import { preventSleep } from '../../agent/harness/no-sleep.ts';
+import { describeLoadWait } from '../../shared/load-wait-text.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 import { printJson, printLine } from '../output.ts';
@@ -148,6 +150,7 @@ async function runHere(args: Args): Promise<void> {
     limitSeconds: args['lock-wait'],
     onWait: (wait) => process.stderr.write(`${describeLockWait(wait, true)}\n`),
   });
+  const awake = preventSleep();
   let loadWait: LoadWait | undefined;
   if (args['max-load'] !== undefined) {
     checkLoadWait(args);
@@ -156,11 +159,12 @@ async function runHere(args: Args): Promise<void> {
       limitSeconds: args['max-load-wait'],
       onWait: (load) => process.stderr.write(`waiting for the 1-minute load average (${load.toFixed(2)}) to fall below ${args['max-load']} (at most ${args['max-load-wait']} s)\n`),
     });
-    if (loadWait.timedOut) process.stderr.write(`the load average stayed at or above ${loadWait.maxLoad} for ${args['max-load-wait']} s; starting anyway (recorded in the environment rows)\n`);
+    if (loadWait.timedOut) process.stderr.write(`${describeLoadWait(loadWait)} (recorded in the environment rows)\n`);
   }
   const bar = args.json ? null : createProgressBar();
   const interrupted = (signal: NodeJS.Signals): void => {
     bar?.finish();
+    awake?.release();
     lock.release();
     process.stderr.write(`harness: ${signal}; the samples written so far are in ${args.out}\n`);
     process.exit(signal === 'SIGINT' ? HARNESS_EXIT.interrupted : HARNESS_EXIT.terminated);
@@ -195,6 +199,7 @@ async function runHere(args: Args): Promise<void> {
     unwatch();
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
+    awake?.release();
     lock.release();
   }
 }

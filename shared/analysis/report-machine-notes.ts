@@ -3,23 +3,13 @@
 // any of those facts that could not be read (recorded as null). A note names the machine, or
 // machine/policy when only some of its policies' environment rows say it.
 import type { EnvironmentEntry } from './report-notes.ts';
+import { describeLoadWait } from '../load-wait-text.ts';
 import type { EnvironmentRecord } from '../records.ts';
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
-}
 
 /** What one environment row says of its machine's state, one phrase each. */
 function conditions(env: EnvironmentRecord): string[] {
   const said: string[] = [];
-  const w = env.loadWait;
-  if (w) {
-    said.push(
-      w.timedOut
-        ? `the 1-minute load average stayed at or above --max-load ${w.maxLoad} for the whole ${w.limitSeconds} s --max-load-wait; the run started anyway at ${w.loadAtStart.toFixed(2)}`
-        : `waited ${seconds(w.waitedMs)} for the 1-minute load average to fall below --max-load ${w.maxLoad} (${w.loadAtStart.toFixed(2)} at the start)`,
-    );
-  }
+  if (env.loadWait) said.push(describeLoadWait(env.loadWait));
   const mac = env.macos;
   if (mac) {
     if (mac.powerSource === 'battery') said.push('ran on battery power (macOS may lower clocks)');

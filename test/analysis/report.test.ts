@@ -258,3 +258,26 @@ test('notes name differing plans and corpus modules, by machine, or by machine a
     'Corpus module SHA256 of aes differs: 111111111111 (ryzen), 333333333333 (m2pro).',
   ]);
 });
+
+test('the tracked policy gets its own column, after the study three, whatever order the files come in', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-tracked-'));
+  try {
+    await writeRun(dir, {
+      'box/tracked.jsonl': exactRun('ryzen', 'tracked', { 'aes-cbc-decrypt': 4.7, sha256: 3.6 }),
+      'box/checkpoint.jsonl': exactRun('ryzen', 'checkpoint', { 'aes-cbc-decrypt': 4.52, sha256: 2.52 }),
+      'box/whole.jsonl': exactRun('ryzen', 'whole', { 'aes-cbc-decrypt': 3.19, sha256: 0.92 }),
+      'box/pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 4.8, sha256: 3.79 }),
+    });
+    const report = await buildReport([dir]);
+    assert.deepEqual(report.policies, ['whole', 'pages', 'checkpoint', 'tracked']);
+    const table = renderReport(report, 'markdown').split('\n').filter((l) => l.startsWith('|'));
+    assert.deepEqual(table, [
+      '| Kernel | Machine | `whole` | `pages` | `checkpoint` | `tracked` |',
+      '| --- | --- | ---: | ---: | ---: | ---: |',
+      '| aes-cbc-decrypt | ryzen | 3.19x / 0.80 | 4.80x / 0.80 | 4.52x / 0.80 | 4.70x / 0.80 |',
+      '| sha256 | ryzen | 0.92x / 0.80 | 3.79x / 0.80 | 2.52x / 0.80 | 3.60x / 0.80 |',
+    ]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -10,6 +10,7 @@ import { renderComparison, type CompareFormat } from '../../shared/analysis/comp
 import { DEFAULT_BOOTSTRAP_SEED } from '../../shared/analysis/summary-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { DEFAULT_RESAMPLES } from '../../shared/statistics/interval.ts';
+import { EXIT_GATE } from '../exit-codes.ts';
 import { checkResamples, checkSeed } from './analyze.ts';
 
 interface Args {
@@ -32,8 +33,7 @@ interface Args {
   'fail-on': string[];
 }
 
-/** Exit code of a command whose data trips its --fail-on gate (errors exit 1, usage errors 2). */
-export const GATE_EXIT_CODE = 3;
+const GATE_EXIT_CODE = EXIT_GATE;
 export const COMPARE_GATES = ['unstable', 'inconclusive', 'failures'] as const;
 
 /** The gates of `--fail-on` that these groups trip, e.g. ["unstable"]. */

@@ -11,8 +11,9 @@ import { writeFileAtomic } from '../../shared/atomic-file.ts';
 import { renderHtmlReport } from '../../web/report-html.ts';
 import { printLine } from '../output.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
+import { EXIT_GATE } from '../exit-codes.ts';
 
-interface Args { dirs: string[]; arm: string | undefined; markdown: boolean; text: boolean; json: boolean; csv: boolean; bmf: boolean; html: string | undefined; intervals: boolean }
+interface Args { dirs: string[]; arm: string | undefined; markdown: boolean; text: boolean; json: boolean; csv: boolean; bmf: boolean; html: string | undefined; intervals: boolean; 'fail-on': string[] }
 
 /** The one output format the flags ask for; with none, markdown on a pipe and text on a terminal. */
 export function chooseFormat(flags: { markdown: boolean; text: boolean; json: boolean; csv: boolean; bmf?: boolean }, isTty: boolean): ReportFormat {
@@ -36,8 +37,11 @@ export const reportCommand: CommandModule<object, Args> = {
       .option('html', { type: 'string', describe: 'Write a self-contained HTML page (tables and charts of every arm, no network) to this file' })
       .option('intervals', { type: 'boolean', default: false, describe: 'Show each figure\'s within-run interval in the table' })
       .example('$0 report results/ryzen results/m2pro', 'one machine per folder')
+      .option('fail-on', { type: 'string', array: true, default: [], choices: ['failures'], describe: `Exit ${EXIT_GATE} when any sample of the results (any arm) failed a check, after printing the report` })
       .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --arm taskpool-4-batched --csv', 'a coordinator run folder as CSV')
-      .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --html run.html', 'one HTML file to attach to a paper or a pull request'),
+      .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --html run.html', 'one HTML file to attach to a paper or a pull request')
+      .example('$0 report results/local --fail-on failures', `a CI gate: exit ${EXIT_GATE} on any failed check`)
+      .epilogue(`Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} a --fail-on gate tripped.`),
   handler: async (args) => {
     const results = await loadResults(args.dirs);
     if (args.html !== undefined) {
@@ -56,6 +60,10 @@ export const reportCommand: CommandModule<object, Args> = {
     const format = chooseFormat(args, process.stdout.isTTY === true);
     const report = buildReportFromResults(results, args.arm);
     process.stdout.write(renderReport(report, format, { intervals: args.intervals }));
+    if (args['fail-on'].includes('failures') && report.failedSamples > 0) {
+      process.stderr.write(`report: --fail-on failures: ${report.failedSamples} sample${report.failedSamples === 1 ? '' : 's'} failed a check\n`);
+      process.exitCode = EXIT_GATE;
+    }
   },
 };
 

@@ -24,8 +24,9 @@ export const csvExporter: ReportExporter = {
             ? [row.kernel, row.machine, policy, report.arm, null, null, null, null, null, null, 0, null, null]
             : [
                 row.kernel, row.machine, policy, report.arm,
-                cell.speedup.median, cell.speedup.lo, cell.speedup.hi,
-                cell.cpuRatio?.median ?? null, cell.cpuRatio?.lo ?? null, cell.cpuRatio?.hi ?? null,
+                // One round gives no interval: its ends stay empty.
+                cell.speedup.median, cell.rounds >= 2 ? cell.speedup.lo : null, cell.rounds >= 2 ? cell.speedup.hi : null,
+                cell.cpuRatio?.median ?? null, cell.rounds >= 2 ? (cell.cpuRatio?.lo ?? null) : null, cell.rounds >= 2 ? (cell.cpuRatio?.hi ?? null) : null,
                 cell.rounds, cell.failures, cell.nativeFailures,
               ];
         lines.push(values.map(field).join(','));

@@ -47,4 +47,6 @@ export interface Report {
   /** What the cells and their intervals mean, and what they do not cover. */
   footer: string[];
   sources: ReportSource[];
+  /** Samples that failed a check in all the results, every arm (the table shows only its arm's): what `report --fail-on failures` gates on. */
+  failedSamples: number;
 }

@@ -83,7 +83,8 @@ export function buildReportFromResults(results: readonly LoadedResult[], request
     path: l.result.files ? (l.result.origin === 'summary' ? l.result.files.summaryPath : l.result.files.rawPath) : null,
     origin: l.result.files ? l.result.origin : 'given',
   }));
-  return { format: REPORT_FORMAT, formatVersion: 1, arm, policies, machines, rows, notes, footer: footer(labelled, arm), sources };
+  const failedSamples = labelled.reduce((n, l) => n + l.result.summary.counts.failed, 0);
+  return { format: REPORT_FORMAT, formatVersion: 1, arm, policies, machines, rows, notes, footer: footer(labelled, arm), sources, failedSamples };
 }
 
 /**
@@ -152,6 +153,6 @@ function footer(labelled: readonly Labelled[], arm: string): string[] {
   return [
     `Each cell: paired median speedup over native for ${arm} (native's wall time over the arm's in the same round, median over rounds) / median CPU ratio (the arm's process CPU over native's in the same round).`,
     `"!N failed": N samples behind the cell (the arm's, or native's of the same kernel) failed their checks; the figures include them, and the summaries' failureLines say what failed. "-": no paired samples.`,
-    `Intervals (shown with --intervals, in --json and --csv): ${confidence}% percentile bootstrap over the paired rounds of one run, ${resamples} resamples, seed in each summary. They cover within-run variation only, not run-to-run variation, which can be larger: \`benchfleet compare\` measures it.`,
+    `Intervals (shown with --intervals, in --json and --csv; none from one round): nominal ${confidence}% percentile bootstrap over the paired rounds of one run, ${resamples} resamples, seed in each summary. Over few rounds a bootstrap of a median covers less than its nominal level: with 7 rounds it is the 2nd to 6th smallest per-round ratio, whose distribution-free coverage is 87.5% (\`benchfleet compare\` labels each run's interval with its exact coverage). They cover within-run variation only, not run-to-run variation, which can be larger: \`benchfleet compare\` measures it.`,
   ];
 }

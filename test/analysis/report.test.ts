@@ -113,6 +113,12 @@ test('a cell whose samples failed checks is marked, and machine names fall back 
     assert.match(md, /\| sha256 \| lab-box \| 2\.00x \/ 0\.80 \|/);
     assert.match(md, /lab-box\/pages: no environment row; the machine is named after its folder/);
     assert.match(md, /"!N failed": N samples behind the cell/);
+    assert.equal(report.failedSamples, 3);
+    // As a CI gate: the whole report, then exit 3 with one line saying why.
+    const gate = await runCli(['report', join(dir, 'lab-box'), '--fail-on', 'failures']);
+    assert.equal(gate.code, 3);
+    assert.equal(gate.stdout, md);
+    assert.equal(gate.stderr, 'report: --fail-on failures: 3 samples failed a check\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -277,6 +283,22 @@ test('the tracked policy gets its own column, after the study three, whatever or
       '| aes-cbc-decrypt | ryzen | 3.19x / 0.80 | 4.80x / 0.80 | 4.52x / 0.80 | 4.70x / 0.80 |',
       '| sha256 | ryzen | 0.92x / 0.80 | 3.79x / 0.80 | 2.52x / 0.80 | 3.60x / 0.80 |',
     ]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a cell of one round shows no interval, in the table or the CSV', async () => {
+  const { cellText } = await import('../../shared/analysis/report-cell-text.ts');
+  const one = { speedup: { median: 1.03, lo: 1.03, hi: 1.03 }, cpuRatio: { median: 1, lo: 1, hi: 1 }, rounds: 1, failures: 0, nativeFailures: 0 };
+  // The old table read `1.03x [1.03-1.03]`: an interval from nothing.
+  assert.equal(cellText(one, true), '1.03x / 1.00 (1 round, no interval)');
+  assert.equal(cellText({ ...one, rounds: 2 }, true), '1.03x [1.03-1.03] / 1.00 [1.00-1.00]');
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    await writeRun(dir, { 'pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 4.8 }).filter((r) => r.type === 'environment' || r.round === 1) });
+    const csv = renderReport(await buildReport([dir]), 'csv');
+    assert.match(csv, /^aes-cbc-decrypt,ryzen,pages,taskpool-8-batched,4\.8\d*,,,[\d.]+,,,1,0,0$/m);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -50,6 +50,7 @@ export class Dashboard {
   private readonly pending = new Set<string>();
   private pendingFleet = false;
   private pushTimer: NodeJS.Timeout | null = null;
+  private preparing: Promise<void> = Promise.resolve();
 
   constructor(source: DashboardSource, options: DashboardOptions) {
     this.source = source;
@@ -85,7 +86,10 @@ export class Dashboard {
       void this.views.fleet().then((view) => socket.emit('fleet', view), (error: unknown) => log.warn(`fleet view: ${errorMessage(error)}`));
     });
     this.stopListening = this.source.onChange((change) => {
-      if (change.kind === 'run') this.pending.add(change.runId);
+      if (change.kind === 'run') {
+        this.pending.add(change.runId);
+        this.prepare([change.runId]);
+      }
       this.pendingFleet = true;
       this.pushTimer ??= setTimeout(() => this.push(), PUSH_INTERVAL_MS);
     });
@@ -93,7 +97,25 @@ export class Dashboard {
       http.once('error', reject);
       http.listen(this.options.port, this.options.host, () => resolve());
     });
+    this.prepare(this.source.runs().map((r) => r.runId));
     return this.url;
+  }
+
+  /**
+   * Read finalized runs' summaries and verify their manifests in the background, one run at a
+   * time, so their pages are quick the first time; a run not finalized yet is skipped.
+   */
+  private prepare(runIds: readonly string[]): void {
+    this.preparing = this.preparing.then(async () => {
+      for (const runId of runIds) {
+        await this.views.prepare(runId).catch((error: unknown) => log.warn(`run ${runId}: ${errorMessage(error)}`));
+      }
+    });
+  }
+
+  /** Resolves when the runs known so far are prepared (benchmarks wait for it). */
+  prepared(): Promise<void> {
+    return this.preparing;
   }
 
   get port(): number {

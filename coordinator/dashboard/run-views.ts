@@ -100,6 +100,16 @@ export class RunViews {
     return { agents };
   }
 
+  /**
+   * Read a finalized run's summaries and verify its manifest now, so that its page is quick
+   * the first time it is opened. Nothing for a run that is not finalized yet.
+   */
+  async prepare(runId: string): Promise<void> {
+    const run = this.source.run(runId);
+    if (run === null || (await this.finalizedOf(run)) === null) return;
+    await this.manifestStatus(runId);
+  }
+
   /** A download's absolute path, only for files the run's manifest lists (and the manifest itself). */
   async downloadPath(runId: string, path: string): Promise<string | null> {
     const run = this.source.run(runId);

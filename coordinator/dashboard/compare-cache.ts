@@ -1,12 +1,15 @@
 // Comparisons for the Compare page, one per set of runs, computed once by the analysis's own
-// buildComparison (what `benchfleet compare` prints) and kept: the runs it compares are
-// finalized, so the result cannot change. Compare needs the raw records (rounds and repeats for
-// the variance components), which is why it reads the raw files, once per run set.
-import { buildComparison } from '../../shared/analysis/compare.ts';
-import { loadRuns } from '../../shared/analysis/compare-load.ts';
+// buildComparison (what `benchfleet compare` prints) in a worker thread, and kept: the runs it
+// compares are finalized, so the result cannot change. Compare needs the raw records (rounds
+// and repeats for the variance components), which is why it reads the raw files, once per run set.
+import { Worker } from 'node:worker_threads';
 import { BenchfleetError } from '../../shared/errors.ts';
+import { childExecArgv } from '../../shared/ts-runtime.ts';
 import type { CompareView } from '../../shared/protocol/dashboard-views.ts';
+import type { CompareRequest, CompareResponse } from './compare-worker.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
+
+const WORKER = new URL('./compare-worker.ts', import.meta.url);
 
 /** Run sets kept; the oldest is dropped past this. */
 const MAX_ENTRIES = 32;
@@ -45,10 +48,14 @@ export class CompareCache {
   }
 
   private async build(runs: readonly string[]): Promise<CompareView> {
-    const skipped: string[] = [];
-    const inputs = await loadRuns(runs.map((id) => this.source.runDir(id)), undefined, skipped);
-    const comparison = buildComparison(inputs);
-    comparison.notes.push(...skipped);
-    return { runs: [...runs], comparison };
+    const request: CompareRequest = { runDirs: runs.map((id) => this.source.runDir(id)) };
+    const response = await new Promise<CompareResponse>((resolve, reject) => {
+      const worker = new Worker(WORKER, { workerData: request, execArgv: childExecArgv() });
+      worker.once('message', (message: CompareResponse) => resolve(message));
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new BenchfleetError('INTERNAL', `the comparison's worker stopped (exit code ${code}) before answering`)));
+    });
+    if (!response.ok) throw new BenchfleetError(response.code ?? 'INTERNAL', response.message);
+    return { runs: [...runs], comparison: response.comparison };
   }
 }

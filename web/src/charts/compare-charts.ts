@@ -9,6 +9,9 @@ import { cspSafe } from './plot-figure.ts';
 interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number | null; hi: number | null; load: number | null }
 interface Band { kernel: string; machine: string; policy: string; lo: number; hi: number }
 
+/** Plot's default categorical colours (the "observable10" scheme), so that the page can name each run's colour. */
+export const RUN_COLORS = ['#4269d0', '#efb118', '#ff725c', '#6cc5b0', '#3ca951', '#ff8ab7', '#a463f2', '#97bbf5', '#9c6b4e', '#9498a0'];
+
 function points(comparison: Comparison): { runs: RunPoint[]; bands: Band[] } {
   const runs: RunPoint[] = [];
   const bands: Band[] = [];
@@ -46,7 +49,7 @@ export function runsChart(comparison: Comparison, width: number): Element {
       y: { domain: kernels, label: null },
       fx: { domain: policies, label: null },
       fy: { domain: machines, label: null },
-      color: { domain: order, legend: false },
+      color: { domain: order, range: RUN_COLORS },
       marks,
     }),
   );
@@ -61,7 +64,7 @@ export function loadChart(comparison: Comparison, width: number): Element {
       ariaLabel: 'speedup against load',
       x: { label: '1-minute load average when the run started', grid: true, nice: true },
       y: { type: 'log', label: 'median speedup', grid: true, tickFormat: (x: number) => `${x}` },
-      color: { domain: comparison.runs },
+      color: { domain: comparison.runs, range: RUN_COLORS },
       fx: { domain: [...new Set(data.map((p) => p.machine))], label: null },
       marks: [Plot.dot(data, { x: 'load', y: 'median', fx: 'machine', fill: 'run', r: 3, title: (p: RunPoint) => `${p.run} ${p.kernel} ${p.policy}: ${p.median.toFixed(2)}x at load ${p.load ?? '-'}` })],
     }),

@@ -5,7 +5,7 @@
 import type { CompareGroup } from '../../../shared/analysis/compare-types.ts';
 import type { CompareView, RunListItem, RunsView } from '../../../shared/protocol/dashboard-views.ts';
 import { getJson } from '../api.ts';
-import { loadChart, runsChart } from '../charts/compare-charts.ts';
+import { loadChart, RUN_COLORS, runsChart } from '../charts/compare-charts.ts';
 import { h, pageLink, replace } from '../dom.ts';
 import { fixed2, formatTime } from '../format.ts';
 
@@ -34,6 +34,13 @@ function picker(runs: readonly RunListItem[]): HTMLElement {
   return form;
 }
 
+/** The colour of the i-th run in the charts; set through CSSOM, which the CSP allows (no style attribute). */
+function swatch(i: number): HTMLElement {
+  const mark = h('span', { class: 'swatch', 'aria-hidden': 'true' });
+  mark.style.background = RUN_COLORS[i % RUN_COLORS.length] as string;
+  return mark;
+}
+
 function groupRow(g: CompareGroup): HTMLTableRowElement {
   const interval = (r: CompareGroup['runs'][number]): string => (r.interval === null ? '' : ` [${fixed2(r.interval.lo)}-${fixed2(r.interval.hi)}]`);
   return h(
@@ -51,7 +58,7 @@ function groupRow(g: CompareGroup): HTMLTableRowElement {
     h('td', {}, t2(g.components.repeats)),
     h('td', {}, g.recommendation.runs === null ? '-' : `${g.recommendation.runs} x ${g.recommendation.rounds}`),
     h('td', {}, g.load === null ? '-' : `${fixed2(g.load.spearman)} (${g.load.rounds} rounds${g.load.tracks ? ', tracks load' : ''})`),
-    h('td', { class: 'message' }, [g.message, ...g.warnings].join(' ')),
+    h('td', { class: 'message' }, g.message, g.warnings.length === 0 ? null : h('details', {}, h('summary', {}, `${g.warnings.length} warning${g.warnings.length === 1 ? '' : 's'}`), ...g.warnings.map((w) => h('p', {}, w)))),
   );
 }
 
@@ -68,7 +75,7 @@ export async function comparePage(root: HTMLElement): Promise<void> {
   replace(
     root,
     h('h2', {}, 'Compare'),
-    h('p', {}, 'Runs: ', ...view.runs.flatMap((r, i) => [i > 0 ? ', ' : '', pageLink(r, 'runs', r)]), ' (', h('a', { href: '/compare' }, 'choose others'), ')'),
+    h('p', {}, 'Runs: ', ...c.runs.flatMap((r, i) => [i > 0 ? ', ' : '', swatch(i), pageLink(r, 'runs', r)]), ' (', h('a', { href: '/compare' }, 'choose others'), ')'),
     ...c.notes.map((n) => h('p', { class: 'note' }, n)),
     c.groups.length === 0
       ? h('p', { class: 'empty' }, 'Nothing to compare in these runs.')

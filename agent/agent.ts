@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
-import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
 import { isHarnessEvent, type HarnessEvent } from '../shared/harness-events.ts';
 import { describeLoadWait, loadWaitToTell } from '../shared/load-wait-text.ts';
 import { createLogger } from '../shared/log.ts';
@@ -13,7 +13,8 @@ import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type Coordi
 import { checkIsolation, isolatedCommand, type IsolationOptions } from './harness-command.ts';
 import { machineFacts } from './machine-facts.ts';
 import { request } from '../shared/protocol/request.ts';
-import { toFailure } from '../shared/protocol/failure.ts';
+import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
+import { probeCoordinator } from '../shared/protocol/http-client.ts';
 import { RecordStreamer } from './record-streamer.ts';
 import { RunSpool, type SpoolStatus } from './run-spool.ts';
 import { kernelNames } from '../kernels/catalog.ts';
@@ -70,8 +71,11 @@ export class Agent {
     // Not connected until the spool is scanned, and every listener is attached before the first
     // await: a `connect` that fired during the scan used to be missed, so a restarted agent
     // never resent its runs and they stayed "running" on the coordinator for ever.
+    await this.checkAdmitted();
     const socket: Socket<CoordinatorToAgent, AgentToCoordinator> = io(`${this.options.coordinator}${AGENT_NAMESPACE}`, {
-      auth: { token: this.options.token, protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() },
+      auth: { protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() },
+      // The token is checked on the HTTP upgrade request, before any socket.io frame.
+      extraHeaders: { authorization: `Bearer ${this.options.token}` },
       autoConnect: false,
       reconnection: true,
       reconnectionAttempts: Number.POSITIVE_INFINITY,
@@ -97,7 +101,7 @@ export class Agent {
       socket.on('connect', () => {
         this.status(`connected to ${this.options.coordinator} as ${this.options.name}`);
         // Refresh the facts (load average) for the next handshake.
-        socket.auth = { token: this.options.token, protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() };
+        socket.auth = { protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() };
         for (const run of this.runs.values()) {
           run.streamer.resync();
           void this.pump(run);
@@ -113,8 +117,12 @@ export class Agent {
       });
       socket.on('connect_error', (error) => {
         // The server's middleware refused us (token, duplicate name): retrying cannot help.
-        if (!socket.active) this.fatal?.(new BenchfleetError('AUTH_FAILED', `the coordinator refused this agent: ${error.message}`));
-        else log.debug(`cannot reach ${this.options.coordinator}: ${error.message}`);
+        if (!socket.active) this.fatal?.(fromFailure({ code: (error as { data?: { code?: unknown } }).data?.code ?? 'AUTH_FAILED', message: `the coordinator refused this agent: ${error.message}` }));
+        else {
+          log.debug(`cannot reach ${this.options.coordinator}: ${error.message}`);
+          // A refused upgrade looks like any transport error to socket.io: ask plainly why.
+          this.checkAdmitted().catch((refused: unknown) => this.fatal?.(refused as Error));
+        }
       });
       socket.on('run:assign', (assignment, ack) => {
         this.accept(assignment).then(
@@ -130,6 +138,23 @@ export class Agent {
         }
       });
     });
+  }
+
+  /**
+   * Rejects when the coordinator refuses this agent's token (wrong, or not an agent token); a
+   * coordinator that cannot be reached yet is no reason to give up (socket.io keeps trying).
+   */
+  private async checkAdmitted(): Promise<void> {
+    const { coordinator: url, token, ca } = this.options;
+    let roles: string[];
+    try {
+      roles = (await probeCoordinator({ url, token, ...(ca ? { ca } : {}), timeoutMs: 10_000 })).roles;
+    } catch (error) {
+      if (isBenchfleetError(error) && error.code === 'AUTH_FAILED') throw new BenchfleetError('AUTH_FAILED', `the coordinator refused this agent: ${error.message}`);
+      log.debug(`cannot ask ${url} yet: ${errorMessage(error)}`);
+      return;
+    }
+    if (!roles.includes('agent')) throw new BenchfleetError('FORBIDDEN', 'the coordinator refused this agent: its token is not the agent token (--agent-token-file on the coordinator)');
   }
 
   stop(): void {

@@ -7,6 +7,7 @@ import { errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import type { Policy } from '../shared/policies.ts';
 import { encodeRecordBatch } from '../shared/protocol/batch.ts';
+import { linesForBatch } from '../shared/protocol/limits.ts';
 import type { AgentToCoordinator, CoordinatorToAgent } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
 import { fromFailure } from '../shared/protocol/failure.ts';
@@ -90,7 +91,7 @@ export class RecordStreamer {
         const pending = this.pending.get(policy) ?? [];
         while (pending.length > 0 && this.socket.connected) {
           const fromSeq = this.base.get(policy) ?? 0;
-          const lines = pending.slice(0, BATCH_LINES);
+          const lines = linesForBatch(pending, BATCH_LINES);
           const ack = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines }));
           if (!ack.ok) {
             log.warn(`run ${this.runId} ${policy}: coordinator refused a batch: ${ack.message}`);

@@ -5,7 +5,9 @@ import { readFile } from 'node:fs/promises';
 import { io, type Socket } from 'socket.io-client';
 import type { Argv } from 'yargs';
 import { loadToken } from '../coordinator/auth.ts';
-import { BenchfleetError } from '../shared/errors.ts';
+import { BenchfleetError, isBenchfleetError } from '../shared/errors.ts';
+import { probeCoordinator, type HttpTarget } from '../shared/protocol/http-client.ts';
+import { refuseTokenFlag } from './token-options.ts';
 import { fromFailure } from '../shared/protocol/failure.ts';
 import { CONTROL_NAMESPACE, PROTOCOL_VERSION, type Ack, type ControlToCoordinator, type CoordinatorToControl } from '../shared/protocol/events.ts';
 
@@ -19,9 +21,9 @@ export interface ConnectionArgs {
 
 /** The options every command that talks to a coordinator takes. */
 export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
-  return y
+  return refuseTokenFlag(y)
     .option('coordinator', { type: 'string', describe: `Coordinator URL, e.g. http://10.0.0.5:7420 (default: $${COORDINATOR_ENV})` })
-    .option('token-file', { type: 'string', describe: 'File whose first line is the shared token (default: $BENCHFLEET_TOKEN)' })
+    .option('token-file', { type: 'string', describe: 'File whose first line is the control token (default: $BENCHFLEET_TOKEN)' })
     .option('ca', { type: 'string', describe: 'PEM CA certificate to trust for an https coordinator with a private certificate' });
 }
 
@@ -34,18 +36,41 @@ export function coordinatorUrl(value: string | undefined): string {
   return url.replace(/\/$/, '');
 }
 
-/** Connect and authenticate; rejects with one clear line when the coordinator is unreachable or refuses. */
-export async function connectControl(args: ConnectionArgs, options: { token?: string; timeoutMs?: number } = {}): Promise<ControlSocket> {
+/** Where and how to reach the coordinator over plain HTTP(S): URL, control token, CA. */
+export async function controlTarget(args: ConnectionArgs, options: { token?: string; timeoutMs?: number } = {}): Promise<HttpTarget> {
   const url = coordinatorUrl(args.coordinator);
   const token = options.token ?? (await loadToken(args['token-file']));
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const ca = args.ca ? await readFile(args.ca) : undefined;
-  const socket: ControlSocket = io(`${url}${CONTROL_NAMESPACE}`, {
-    auth: { token, protocol: PROTOCOL_VERSION },
+  const ca = args.ca ? await readCa(args.ca) : undefined;
+  return { url, token, timeoutMs: options.timeoutMs ?? 10_000, ...(ca ? { ca } : {}) };
+}
+
+async function readCa(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch {
+    throw new BenchfleetError('FILE_NOT_FOUND', `cannot read --ca ${path}`);
+  }
+}
+
+/**
+ * Connect and authenticate; rejects with one clear line when the coordinator is unreachable or
+ * refuses. A probe over plain HTTP(S) first tells a refused connection, a TLS problem, a wrong
+ * token and a token of the wrong role apart by their codes.
+ */
+export async function connectControl(args: ConnectionArgs, options: { token?: string; timeoutMs?: number } = {}): Promise<ControlSocket> {
+  const target = await controlTarget(args, options);
+  const hello = await probeCoordinator(target).catch((error: unknown) => {
+    if (isBenchfleetError(error) && (error.code === 'AUTH_FAILED' || error.code === 'RATE_LIMITED')) throw new BenchfleetError(error.code, `the coordinator refused this client: ${error.message}`);
+    throw error;
+  });
+  if (!hello.roles.includes('control')) throw new BenchfleetError('FORBIDDEN', 'the coordinator refused this client: this token is an agent token, which cannot start, cancel, follow or download runs; use the control token');
+  const socket: ControlSocket = io(`${target.url}${CONTROL_NAMESPACE}`, {
+    auth: { protocol: PROTOCOL_VERSION },
+    extraHeaders: { authorization: `Bearer ${target.token}` },
     reconnection: false,
-    timeout: timeoutMs,
+    timeout: target.timeoutMs ?? 10_000,
     transports: ['websocket'],
-    ...(ca ? { ca: ca.toString() } : {}),
+    ...(target.ca ? { ca: target.ca.toString() } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', () => resolve());
@@ -55,7 +80,7 @@ export async function connectControl(args: ConnectionArgs, options: { token?: st
       const data = (error as { data?: unknown }).data;
       const code = typeof data === 'object' && data !== null ? (data as { code?: unknown }).code : undefined;
       if (code !== undefined) reject(fromFailure({ code, message: `the coordinator refused this client: ${error.message}` }));
-      else reject(new BenchfleetError('CONNECTION', `cannot reach the coordinator at ${url}: ${error.message}`));
+      else reject(new BenchfleetError('CONNECTION', `cannot reach the coordinator at ${target.url}: ${error.message}`));
     });
   });
   return socket;

@@ -1,28 +1,45 @@
-// Shared-token authentication for agents and control clients. The token comes from
-// --token-file or BENCHFLEET_TOKEN; comparison is constant-time over SHA-256 digests so that
-// neither the token's content nor its length leaks through timing.
+// Token authentication for agents and control clients. Two roles with their own tokens: an
+// agent token lets a machine deliver records and nothing else; a control token starts, cancels,
+// follows and downloads runs. (One --token-file may serve as both.) The token travels in the
+// HTTP request's `Authorization: Bearer TOKEN` header and is checked there, at the WebSocket
+// upgrade or the file request, before a single socket.io frame is read, so an unauthenticated
+// peer can never make the coordinator buffer a message. Comparison is constant-time over SHA-256
+// digests, so neither a token's content nor its length leaks through timing. Failed logins are
+// logged (address, never the token) and limited per address.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { BenchfleetError } from '../shared/errors.ts';
+import { readFile, stat } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { BenchfleetError, type ErrorCode } from '../shared/errors.ts';
+import { createLogger } from '../shared/log.ts';
+
+const log = createLogger('coordinator:auth');
 
 export const TOKEN_ENV = 'BENCHFLEET_TOKEN';
 
 /** The token from a file (first line, trimmed) or the environment; an error when neither gives one. */
-export async function loadToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function loadToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv = process.env, flag = '--token-file'): Promise<string> {
   let token: string | undefined;
   if (tokenFile) {
     try {
       token = (await readFile(tokenFile, 'utf8')).split('\n')[0]?.trim();
     } catch {
-      throw new BenchfleetError('FILE_NOT_FOUND', `cannot read --token-file ${tokenFile}`);
+      throw new BenchfleetError('FILE_NOT_FOUND', `cannot read ${flag} ${tokenFile}`);
     }
-    if (!token) throw new BenchfleetError('AUTH_FAILED', `--token-file ${tokenFile} is empty`);
+    if (!token) throw new BenchfleetError('AUTH_FAILED', `${flag} ${tokenFile} is empty`);
+    await warnIfReadableByOthers(tokenFile, flag);
   } else {
     token = env[TOKEN_ENV]?.trim();
   }
-  if (!token) throw new BenchfleetError('AUTH_FAILED', `no token: give --token-file FILE or set ${TOKEN_ENV}`);
+  if (!token) throw new BenchfleetError('AUTH_FAILED', `no token: give ${flag} FILE or set ${TOKEN_ENV}`);
   if (token.length < 16) throw new BenchfleetError('AUTH_FAILED', 'the token is shorter than 16 characters; make a longer one (e.g. `openssl rand -hex 32`)');
   return token;
+}
+
+/** A token file others can read is a token others have: say so (the run goes on). */
+async function warnIfReadableByOthers(path: string, flag: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const mode = (await stat(path)).mode & 0o777;
+  if ((mode & 0o077) !== 0) log.warn(`${flag} ${path} is readable by ${mode & 0o007 ? 'other users' : 'its group'} (mode ${mode.toString(8).padStart(3, '0')}); \`chmod 600 ${path}\``);
 }
 
 /** A checker bound to the expected token. */
@@ -33,4 +50,75 @@ export function tokenChecker(expected: string): (presented: unknown) => boolean 
     const digest = createHash('sha256').update(presented).digest();
     return timingSafeEqual(digest, expectedDigest);
   };
+}
+
+export type Role = 'agent' | 'control';
+
+export interface LoginLimit {
+  /** Failed logins allowed per address within `windowMs`; the next attempt is refused, right token or not. */
+  maxFailures: number;
+  windowMs: number;
+}
+
+export const DEFAULT_LOGIN_LIMIT: LoginLimit = { maxFailures: 10, windowMs: 60_000 };
+
+export type Verdict = { ok: true; roles: ReadonlySet<Role> } | { ok: false; status: 401 | 429; code: ErrorCode; message: string };
+
+/** The bearer token of an HTTP request, if it has one. */
+export function bearerToken(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? (match[1] as string) : null;
+}
+
+/** Decides who an HTTP request is: its roles, or why it is refused. */
+export class Gatekeeper {
+  private readonly agent: (t: unknown) => boolean;
+  private readonly control: (t: unknown) => boolean;
+  private readonly limit: LoginLimit;
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(tokens: { agent: string; control: string }, limit: LoginLimit = DEFAULT_LOGIN_LIMIT) {
+    this.agent = tokenChecker(tokens.agent);
+    this.control = tokenChecker(tokens.control);
+    this.limit = limit;
+  }
+
+  /** The roles a token grants (none for a wrong one). Does not count as a login attempt. */
+  rolesOf(token: string | null): Set<Role> {
+    const roles = new Set<Role>();
+    if (token === null) return roles;
+    if (this.agent(token)) roles.add('agent');
+    if (this.control(token)) roles.add('control');
+    return roles;
+  }
+
+  /** One login attempt: refused while the address is over its limit, even with a right token. */
+  admit(req: IncomingMessage): Verdict {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const now = Date.now();
+    const recent = (this.failures.get(address) ?? []).filter((t) => now - t < this.limit.windowMs);
+    if (recent.length >= this.limit.maxFailures) {
+      this.failures.set(address, recent);
+      log.warn(`refused a login from ${address}: ${recent.length} failed logins within ${this.limit.windowMs / 1000} s`);
+      return { ok: false, status: 429, code: 'RATE_LIMITED', message: `too many failed logins from ${address}; wait ${Math.ceil(this.limit.windowMs / 1000)} s and check the token` };
+    }
+    const roles = this.rolesOf(bearerToken(req));
+    if (roles.size === 0) {
+      recent.push(now);
+      this.failures.set(address, recent);
+      log.warn(`failed login from ${address} (${req.headers.authorization ? 'wrong token' : 'no token'}; ${recent.length} of ${this.limit.maxFailures} allowed within ${this.limit.windowMs / 1000} s)`);
+      return { ok: false, status: 401, code: 'AUTH_FAILED', message: 'authentication failed: wrong or missing token' };
+    }
+    if (recent.length === 0) this.failures.delete(address);
+    return { ok: true, roles };
+  }
+}
+
+/** The refusal for a right token of the wrong role. */
+export function forbidden(role: Role): BenchfleetError {
+  return role === 'agent'
+    ? new BenchfleetError('FORBIDDEN', 'this token is not an agent token; agents connect with the coordinator\'s --agent-token-file token')
+    : new BenchfleetError('FORBIDDEN', 'this token may not start, cancel, follow or download runs (it is an agent token); use the coordinator\'s --control-token-file token');
 }

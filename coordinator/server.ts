@@ -7,9 +7,12 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { readFile, readdir } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { MANIFEST_FILE } from '../shared/analysis/manifest.ts';
+import { MAX_MESSAGE_BYTES } from '../shared/protocol/limits.ts';
 import type { AddressInfo } from 'node:net';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
@@ -26,14 +29,14 @@ import {
   type AgentSummary,
   type MachineFacts,
   type BatchAck,
-  type RunFile,
   type RunSummary,
 } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateAgentAuth, validateControlAuth, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
 import { AgentRegistry } from './agent-registry.ts';
 import { respond, respondWith } from './reply.ts';
-import { tokenChecker } from './auth.ts';
+import { bearerToken, forbidden, Gatekeeper, type LoginLimit, type Role } from './auth.ts';
+import { createHttpRoutes } from './http-routes.ts';
 import { finalizeRun, REPORT_FILE } from './finalize-run.ts';
 import { RecordSink } from './record-sink.ts';
 import { RunStore } from './run-store.ts';
@@ -44,7 +47,14 @@ export interface CoordinatorOptions {
   host: string;
   port: number;
   dataDir: string;
-  token: string;
+  /** One token for both roles (the compatible --token-file); agentToken and controlToken override it. */
+  token?: string;
+  /** The token agents present; it can deliver records and nothing else. */
+  agentToken?: string;
+  /** The token control clients present: start, cancel, follow, download. */
+  controlToken?: string;
+  /** Failed logins allowed per address and window. */
+  loginLimit?: LoginLimit;
   tls?: { cert: Buffer; key: Buffer };
   /** How long to wait for an agent to accept an assignment. */
   assignTimeoutMs?: number;
@@ -68,7 +78,7 @@ export class Coordinator {
   private readonly registry: AgentRegistry;
   private readonly sink = new RecordSink();
   private readonly agentSockets = new Map<string, AgentSocket>();
-  private readonly checkToken: (presented: unknown) => boolean;
+  private readonly gate: Gatekeeper;
   private http: HttpServer | null = null;
   private io: Server | null = null;
   private control: Namespace<ControlToCoordinator, CoordinatorToControl> | null = null;
@@ -80,7 +90,10 @@ export class Coordinator {
     this.options = options;
     this.store = new RunStore(options.dataDir);
     this.registry = new AgentRegistry(options.dataDir);
-    this.checkToken = tokenChecker(options.token);
+    const agentToken = options.agentToken ?? options.token;
+    const controlToken = options.controlToken ?? options.token;
+    if (!agentToken || !controlToken) throw new BenchfleetError('AUTH_FAILED', 'the coordinator needs an agent token and a control token (or one token for both)');
+    this.gate = new Gatekeeper({ agent: agentToken, control: controlToken }, options.loginLimit);
   }
 
   /** Load the data folder, listen, and return the URL clients use. */
@@ -89,7 +102,18 @@ export class Coordinator {
     await this.registry.load();
     const http = this.options.tls ? createHttpsServer({ cert: this.options.tls.cert, key: this.options.tls.key }) : createHttpServer();
     this.http = http;
-    const io = new Server(http, { maxHttpBufferSize: 256 * 1024 * 1024, serveClient: false, cors: { origin: false } });
+    // Attached before socket.io, which passes it every request that is not its own.
+    http.on('request', createHttpRoutes(this.gate, this));
+    const io = new Server(http, {
+      maxHttpBufferSize: MAX_MESSAGE_BYTES,
+      serveClient: false,
+      cors: { origin: false },
+      // The token is checked on the HTTP upgrade request, before socket.io reads any frame.
+      allowRequest: (req, callback) => {
+        const verdict = this.gate.admit(req);
+        callback(verdict.ok ? null : `${verdict.code}: ${verdict.message}`, verdict.ok);
+      },
+    });
     this.io = io;
     // One server, two namespaces with their own event maps: each gets a view of the server typed by its map.
     const agentView = io as unknown as Server<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>;
@@ -127,15 +151,25 @@ export class Coordinator {
     });
   }
 
-  private authenticate(auth: unknown): void {
-    const token = typeof auth === 'object' && auth !== null ? (auth as Record<string, unknown>)['token'] : undefined;
-    if (!this.checkToken(token)) throw new BenchfleetError('AUTH_FAILED', 'authentication failed: wrong or missing token');
+  /** The upgrade request was admitted; this namespace also needs the token's role. */
+  private requireRole(req: IncomingMessage, role: Role): void {
+    if (!this.gate.rolesOf(bearerToken(req)).has(role)) throw forbidden(role);
+  }
+
+  /** The folder of a finished run, for the file routes. */
+  async finishedRunDir(runId: string): Promise<string> {
+    const run = this.store.get(runId);
+    await this.finalizing.get(runId);
+    const dir = this.store.runDir(runId);
+    const final = TERMINAL.has(this.store.get(runId).state) && (await stat(join(dir, MANIFEST_FILE)).then(() => true, () => false));
+    if (!final) throw new BenchfleetError('RUN_NOT_FINISHED', `run ${run.runId} has not finished yet (${run.state}); its files can be copied once it has (\`benchfleet status\` shows where it stands)`);
+    return dir;
   }
 
   private setUpAgents(ns: Namespace<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>): void {
     ns.use((socket, next) => {
       try {
-        this.authenticate(socket.handshake.auth);
+        this.requireRole(socket.request, 'agent');
         const auth = validateAgentAuth(socket.handshake.auth);
         if (auth.protocol !== PROTOCOL_VERSION) throw new BenchfleetError('PROTOCOL', `agent speaks protocol ${auth.protocol}, this coordinator ${PROTOCOL_VERSION}; run the same benchfleet version on both`);
         if (this.registry.isOnline(auth.name)) {
@@ -290,7 +324,7 @@ export class Coordinator {
   private setUpControl(ns: Namespace<ControlToCoordinator, CoordinatorToControl>): void {
     ns.use((socket, next) => {
       try {
-        this.authenticate(socket.handshake.auth);
+        this.requireRole(socket.request, 'control');
         const auth = validateControlAuth(socket.handshake.auth);
         if (auth.protocol !== PROTOCOL_VERSION) throw new BenchfleetError('PROTOCOL', `client speaks protocol ${auth.protocol}, this coordinator ${PROTOCOL_VERSION}`);
         next();
@@ -311,7 +345,6 @@ export class Coordinator {
         }),
       );
       socket.on('run:cancel', (rawId, ack) => reply(ack, () => this.cancelRun(validateRunId(rawId))));
-      socket.on('run:files', (rawId, ack) => reply(ack, () => this.runFiles(validateRunId(rawId))));
     });
   }
 
@@ -394,21 +427,5 @@ export class Coordinator {
     this.broadcast(run);
     this.maybeFinalize(run);
     return run;
-  }
-
-  private async runFiles(runId: string): Promise<RunFile[]> {
-    this.store.get(runId);
-    await this.finalizing.get(runId);
-    const root = this.store.runDir(runId);
-    const files: RunFile[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      for (const entry of await readdir(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) await walk(path);
-        else if (entry.isFile() && !entry.name.endsWith('.tmp')) files.push({ path: relative(root, path), bytes: await readFile(path) });
-      }
-    };
-    await walk(root);
-    return files.sort((a, b) => a.path.localeCompare(b.path));
   }
 }

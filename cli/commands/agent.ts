@@ -9,6 +9,7 @@ import { loadToken } from '../../coordinator/auth.ts';
 import { BenchfleetError, FATAL_AUTH_EXIT_CODE, isBenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { coordinatorUrl } from '../control-client.ts';
+import { refuseTokenFlag } from '../token-options.ts';
 import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 
 interface Args extends IsolationArgs {
@@ -24,11 +25,11 @@ export const agentCommand: CommandModule<object, Args> = {
   command: 'agent',
   describe: 'Run plans from a coordinator on this machine and stream the samples back',
   builder: (y) =>
-    isolationOptions(y)
+    isolationOptions(refuseTokenFlag(y))
       .option('coordinator', { type: 'string', describe: 'Coordinator URL (default: $BENCHFLEET_COORDINATOR)' })
       .option('name', { type: 'string', demandOption: true, describe: 'This machine\'s name in every table (letters, digits, ., _, -)' })
       .option('state', { type: 'string', describe: 'Folder for plans and unacknowledged samples (default: ~/.benchfleet/agent-NAME)' })
-      .option('token-file', { type: 'string', describe: 'File whose first line is the shared token (default: $BENCHFLEET_TOKEN)' })
+      .option('token-file', { type: 'string', describe: 'File whose first line is the agent token (default: $BENCHFLEET_TOKEN)' })
       .option('ca', { type: 'string', describe: 'PEM CA certificate to trust for an https coordinator' })
       .option('fatal-exit-code', {
         type: 'number',

@@ -8,30 +8,49 @@ import { Coordinator } from '../../coordinator/server.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { parseListen } from '../listen-address.ts';
+import { refuseTokenFlag } from '../token-options.ts';
 
-interface Args { listen: string; data: string; 'token-file': string | undefined; 'tls-cert': string | undefined; 'tls-key': string | undefined; dashboard: string | undefined }
+interface Args {
+  listen: string;
+  data: string;
+  'token-file': string | undefined;
+  'agent-token-file': string | undefined;
+  'control-token-file': string | undefined;
+  'tls-cert': string | undefined;
+  'tls-key': string | undefined;
+  dashboard: string | undefined;
+}
 
 export const coordinatorCommand: CommandModule<object, Args> = {
   command: 'coordinator',
   describe: 'Run the coordinator: agents connect to it, runs are stored under --data',
   builder: (y) =>
-    y
+    refuseTokenFlag(y)
       .option('listen', { type: 'string', default: '127.0.0.1:7420', describe: 'HOST:PORT to listen on; use 0.0.0.0:7420 (or a LAN address) for agents on other machines' })
       .option('data', { type: 'string', demandOption: true, describe: 'Data folder: runs/<runId>/ with plan, raw files, summaries, report, manifest' })
-      .option('token-file', { type: 'string', describe: 'File whose first line is the shared token (default: $BENCHFLEET_TOKEN)' })
+      .option('token-file', { type: 'string', describe: 'File whose first line is the token for agents and control clients alike (default: $BENCHFLEET_TOKEN)' })
+      .option('agent-token-file', { type: 'string', describe: 'File with the agents\' token: it can deliver records and nothing else (default: --token-file)' })
+      .option('control-token-file', { type: 'string', describe: 'File with the control token: start, cancel, follow, download runs (default: --token-file)' })
       .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve https/wss (with --tls-key)' })
       .option('tls-key', { type: 'string', describe: 'PEM private key for --tls-cert' })
       .option('dashboard', { type: 'string', describe: 'HOST:PORT to serve the read-only web dashboard on (log in with the control token; docs/dashboard.md)' })
-      .example('BENCHFLEET_TOKEN=$(cat token) $0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet', 'serve agents on the LAN'),
+      .example('BENCHFLEET_TOKEN=$(cat token) $0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet', 'serve agents on the LAN')
+      .example('$0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet --agent-token-file agent.token --control-token-file control.token', 'agents cannot start or download runs'),
   handler: async (args) => {
     const { host, port } = parseListen(args.listen);
     if (Boolean(args['tls-cert']) !== Boolean(args['tls-key'])) throw new BenchfleetError('USAGE', '--tls-cert and --tls-key go together');
-    const token = await loadToken(args['token-file']);
+    // Each role's own file, else the one token (file or environment) for both.
+    const shared = args['agent-token-file'] && args['control-token-file'] ? undefined : await loadToken(args['token-file']);
+    const agentToken = args['agent-token-file'] ? await loadToken(args['agent-token-file'], process.env, '--agent-token-file') : shared;
+    const controlToken = args['control-token-file'] ? await loadToken(args['control-token-file'], process.env, '--control-token-file') : shared;
+    if (agentToken !== undefined && agentToken === controlToken && (args['agent-token-file'] || args['control-token-file'])) {
+      throw new BenchfleetError('USAGE', 'the agent token and the control token are the same; make them different, or give one --token-file for both');
+    }
     const tls = args['tls-cert'] && args['tls-key'] ? { cert: await readPem(args['tls-cert'], '--tls-cert'), key: await readPem(args['tls-key'], '--tls-key') } : undefined;
-    const coordinator = new Coordinator({ host, port, dataDir: resolve(args.data), token, ...(tls ? { tls } : {}) });
+    const coordinator = new Coordinator({ host, port, dataDir: resolve(args.data), ...(agentToken ? { agentToken } : {}), ...(controlToken ? { controlToken } : {}), ...(tls ? { tls } : {}) });
     const url = await coordinator.start();
     printLine(`benchfleet coordinator listening on ${url} (data: ${resolve(args.data)})`);
-    const dashboard = args.dashboard === undefined ? null : await startDashboard(coordinator, parseListen(args.dashboard, '--dashboard'), tokenChecker(token), tls);
+    const dashboard = args.dashboard === undefined ? null : await startDashboard(coordinator, parseListen(args.dashboard, '--dashboard'), tokenChecker(controlToken ?? ''), tls);
     if (dashboard) printLine(`benchfleet dashboard on ${dashboard.url}/ (log in with the control token)`);
     await new Promise<void>((done) => {
       const stop = (): void => {

@@ -1,13 +1,14 @@
 // `benchfleet results RUN --out DIR`: copy a run's folder from the coordinator and verify it
-// against its manifest, so what you analyze is provably what the coordinator stored.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+// against its manifest, so what you analyze is provably what the coordinator stored. Each file
+// is streamed over HTTP(S) and checked against the coordinator's listing as it arrives.
+import { readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { verifyManifest } from '../../shared/analysis/manifest.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
-import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
-import { request } from '../../shared/protocol/request.ts';
-import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
+import { validateRunId } from '../../shared/protocol/validate.ts';
+import { controlTarget, connectionOptions, type ConnectionArgs } from '../control-client.ts';
+import { downloadRun } from '../run-download.ts';
 import { printJson, printLine } from '../output.ts';
 
 interface Args extends ConnectionArgs { run: string; out: string; json: boolean }
@@ -26,20 +27,10 @@ export const resultsCommand: CommandModule<object, Args> = {
     const out = resolve(args.out);
     const existing = await readdir(out).catch(() => [] as string[]);
     if (existing.length > 0) throw new BenchfleetError('OUTPUT_EXISTS', `--out ${args.out} is not empty; give a new folder (nothing was overwritten)`);
-    const socket = await connectControl(args);
-    let files;
-    try {
-      files = unwrap(await request<ControlToCoordinator, 'run:files'>(socket, 120_000, 'run:files', args.run));
-    } finally {
-      socket.close();
-    }
-    for (const file of files) {
-      const target = resolve(out, file.path);
-      // Paths come from the wire: never write outside --out.
-      if (!target.startsWith(out + sep)) throw new BenchfleetError('PROTOCOL', `the coordinator sent a file path outside the run folder: ${file.path}`);
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, file.bytes);
-    }
+    // Files come over plain HTTP(S), streamed and checked one by one; the run must have finished.
+    const target = await controlTarget(args, { timeoutMs: 120_000 });
+    const listing = await downloadRun(target, validateRunId(args.run, 'RUN'), out);
+    const files = listing.files;
     const verdict = await verifyManifest(out);
     if (args.json) printJson({ runId: args.run, dir: out, files: files.length, manifest: verdict });
     else {

@@ -28,17 +28,18 @@ export interface MachineFacts {
   macos?: MacosFacts;
 }
 
-/** Handshake `auth` of an agent. */
+/**
+ * Handshake `auth` of an agent. The token is not in here: it goes in the HTTP upgrade request's
+ * `Authorization: Bearer TOKEN` header, checked before socket.io reads a single frame.
+ */
 export interface AgentAuth {
-  token: string;
   protocol: number;
   name: string;
   facts: MachineFacts;
 }
 
-/** Handshake `auth` of a control client. */
+/** Handshake `auth` of a control client (the token is in the Authorization header, as for agents). */
 export interface ControlAuth {
-  token: string;
   protocol: number;
 }
 
@@ -132,18 +133,12 @@ export interface RunSummary {
   machines: Record<string, MachineRunState>;
 }
 
-export interface RunFile {
-  path: string;
-  bytes: Uint8Array;
-}
-
 export type ControlToCoordinator = {
   /** Start `runs` (default 1) back-to-back runs of one plan; the first starts now, the rest are queued. */
   'run:start': (request: { planText: string; machines: string[]; runs?: number }, ack: (result: Ack<{ runId: string; runIds: string[]; planSha256: string }>) => void) => void;
   'status': (ack: (result: Ack<{ agents: AgentSummary[]; runs: RunSummary[] }>) => void) => void;
   'run:follow': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
   'run:cancel': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
-  'run:files': (runId: string, ack: (result: Ack<RunFile[]>) => void) => void;
 };
 
 export type CoordinatorToControl = {

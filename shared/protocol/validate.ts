@@ -7,6 +7,7 @@ import { BenchfleetError } from '../errors.ts';
 import { describeBadMachineName, validMachineName } from '../machine-name.ts';
 import { macosFactsProblem, type MacosFacts } from '../macos-facts.ts';
 import { isPolicy } from '../policies.ts';
+import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_LINE_BYTES, MAX_PLAN_BYTES } from './limits.ts';
 import type { AgentAuth, ControlAuth, MachineFacts, RecordBatch, RunFinished, RunProgress } from './events.ts';
 
 type Obj = Record<string, unknown>;
@@ -75,20 +76,18 @@ export function validateAgentAuth(value: unknown): AgentAuth {
   const o = obj(value, 'auth');
   const name = str(o, 'name', 'auth', 64);
   if (!validMachineName(name)) throw new BenchfleetError('MACHINE_NAME_INVALID', `auth.name ${describeBadMachineName(name)}`);
-  return { token: str(o, 'token', 'auth'), protocol: int(o, 'protocol', 'auth', 1), name, facts: validateFacts(o['facts'], 'auth.facts') };
+  return { protocol: int(o, 'protocol', 'auth', 1), name, facts: validateFacts(o['facts'], 'auth.facts') };
 }
 
 export function validateControlAuth(value: unknown): ControlAuth {
   const o = obj(value, 'auth');
-  return { token: str(o, 'token', 'auth'), protocol: int(o, 'protocol', 'auth', 1) };
+  return { protocol: int(o, 'protocol', 'auth', 1) };
 }
-
-/** Largest batch the coordinator accepts, in lines. */
-export const MAX_BATCH_LINES = 4096;
 
 /** Decode and check a msgpackr-encoded RecordBatch. */
 export function decodeRecordBatch(bytes: unknown): RecordBatch {
   if (!(bytes instanceof Uint8Array)) fail('batch', 'must be binary (a msgpackr-encoded record batch)');
+  if (bytes.length > MAX_BATCH_BYTES) fail('batch', `is ${bytes.length} bytes, more than the ${MAX_BATCH_BYTES} a batch may have; send fewer lines`);
   let decoded: unknown;
   try {
     decoded = unpack(bytes);
@@ -102,6 +101,7 @@ export function decodeRecordBatch(bytes: unknown): RecordBatch {
   if (!Array.isArray(lines) || lines.length === 0 || lines.length > MAX_BATCH_LINES) fail('batch.lines', `must be an array of 1 to ${MAX_BATCH_LINES} strings`);
   lines.forEach((line, i) => {
     if (typeof line !== 'string' || line.includes('\n')) fail(`batch.lines[${i}]`, 'must be one JSON line without a newline');
+    if (line.length > MAX_LINE_BYTES) fail(`batch.lines[${i}]`, `is longer than ${MAX_LINE_BYTES} characters`);
   });
   return { runId: validateRunId(o['runId'], 'batch.runId'), policy, fromSeq: int(o, 'fromSeq', 'batch'), lines: lines as string[] };
 }
@@ -132,7 +132,7 @@ export const MAX_SERIES_RUNS = 100;
 
 export function validateStartRequest(value: unknown): { planText: string; machines: string[]; runs: number } {
   const o = obj(value, 'request');
-  const planText = str(o, 'planText', 'request', 1 << 20);
+  const planText = str(o, 'planText', 'request', MAX_PLAN_BYTES);
   const machines = o['machines'];
   if (!Array.isArray(machines) || machines.length === 0 || !machines.every((m) => typeof m === 'string')) fail('request.machines', 'must name at least one machine');
   const bad = machines.find((m) => !validMachineName(m));

@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import type { AgentToCoordinator, ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { getJson } from '../../shared/protocol/http-client.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 
@@ -16,9 +17,9 @@ after(async () => {
   await t.close();
 });
 
-test('a malformed run id on cancel, follow and files is a refusal with a code, and the coordinator keeps serving', async () => {
+test('a malformed run id on cancel, follow and the file routes is a refusal with a code, and the coordinator keeps serving', async () => {
   const control = await t.control();
-  for (const event of ['run:cancel', 'run:follow', 'run:files'] as const) {
+  for (const event of ['run:cancel', 'run:follow'] as const) {
     for (const bad of ['abc', '../../etc', '', 42, null, { runId: 'x' }]) {
       // Each of these answers an Ack; the type of one stands for all three here.
       const answer = await request<ControlToCoordinator, 'run:cancel'>(control, 5000, event as 'run:cancel', bad as string);
@@ -29,6 +30,12 @@ test('a malformed run id on cancel, follow and files is a refusal with a code, a
       }
     }
   }
+  for (const bad of ['abc', '%2F..%2F..', 'x'.repeat(80)]) {
+    await assert.rejects(getJson({ url: t.url, token: t.token }, `/runs/${bad}/files`), { code: 'PROTOCOL', message: /^runId must be a run id/ });
+  }
+  // Dot segments are resolved by the URL parser before routing: they can only name no route.
+  await assert.rejects(getJson({ url: t.url, token: t.token }, '/runs/%2e%2e/files'), { code: 'PROTOCOL', message: 'no such route: /files' });
+  await assert.rejects(getJson({ url: t.url, token: t.token }, '/runs/20260101-000000-abcdef/files'), { code: 'UNKNOWN_RUN' });
   const unknown = await request<ControlToCoordinator, 'run:cancel'>(control, 5000, 'run:cancel', '20260101-000000-abcdef');
   assert.deepEqual(unknown.ok ? null : unknown.code, 'UNKNOWN_RUN');
   const status = await request<ControlToCoordinator, 'status'>(control, 5000, 'status');

@@ -97,7 +97,7 @@ test('the run command names a malformed plan file and the field at fault, and ex
 
 test('malformed record batches are refused with a clear message and nothing of them is written', async () => {
   // A protocol-level agent of our own, so that the batches can be wrong on purpose.
-  const beta = io(`${fleet.url}${AGENT_NAMESPACE}`, { auth: { token: fleet.token, protocol: PROTOCOL_VERSION, name: 'beta', facts: machineFacts() }, transports: ['websocket'], reconnection: false }) as Socket<CoordinatorToAgent, AgentToCoordinator>;
+  const beta = io(`${fleet.url}${AGENT_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION, name: 'beta', facts: machineFacts() }, extraHeaders: { authorization: `Bearer ${fleet.token}` }, transports: ['websocket'], reconnection: false }) as Socket<CoordinatorToAgent, AgentToCoordinator>;
   beta.on('run:assign', (_assignment, ack) => ack({ ok: true, value: null }));
   await new Promise<void>((resolve, reject) => {
     beta.once('connect', () => resolve());

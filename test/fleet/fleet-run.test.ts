@@ -6,6 +6,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
+import { startBenchfleet } from '../helpers/processes.ts';
+import { getJson } from '../../shared/protocol/http-client.ts';
 import { createFleet, plannedSamples, readJsonLines, sha256, SMALL_PLAN, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 import { verifyManifest } from '../../shared/analysis/manifest.ts';
 import { request } from '../../shared/protocol/request.ts';
@@ -55,6 +57,24 @@ test('a coordinator and two agents complete a small run with identical plans, su
   assert.match(report, /local-b/);
   const verdict = await verifyManifest(runDir);
   assert.equal(verdict.ok, true, JSON.stringify(verdict));
+
+  // `results` copies the whole folder over HTTP: more files than socket.io's ten attachments.
+  const out = join(fleet.dir, `results-${runId}`);
+  const results = startBenchfleet(['results', runId, '--out', out, '--json', '--coordinator', fleet.url], fleet.env);
+  const { code } = await results.exited;
+  assert.equal(code, 0, results.output());
+  // stdout is the JSON (pretty-printed); the debug log lines on stderr are interleaved around it.
+  const copied = JSON.parse(/^\{$[\s\S]*?^\}$/m.exec(results.output())?.[0] ?? '') as { files: number; manifest: { ok: boolean; checked: number } };
+  assert.ok(copied.files > 10, `only ${copied.files} files`);
+  assert.equal(copied.manifest.ok, true);
+  for (const machine of ['local-a', 'local-b']) {
+    for (const policy of SMALL_PLAN.policies) assert.equal(sha256(await readFile(join(out, machine, `${policy}.jsonl`))), sha256(await readFile(join(runDir, machine, `${policy}.jsonl`))));
+  }
+  // Only listed files are served: nothing outside the run folder, however the path is spelled.
+  const target = { url: fleet.url, token: fleet.token };
+  for (const path of ['..%2F..%2Fagents.json', '%2e%2e/%2e%2e/agents.json', 'local-a/..%2F..%2F..%2Fagents.json', 'local-a%2F..%2Frun.json.tmp', '.%2Fplan.json']) {
+    await assert.rejects(getJson(target, `/runs/${runId}/files/${path}`), (error: Error & { code?: string }) => ['FILE_NOT_FOUND', 'PROTOCOL'].includes(error.code ?? ''), path);
+  }
 });
 
 test('a SIGKILLed coordinator restarted mid-run completes the run with every sample exactly once', async () => {

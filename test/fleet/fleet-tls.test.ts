@@ -39,10 +39,10 @@ test('over TLS an agent connects and a control client that trusts the certificat
   assert.deepEqual(parsed.agents.map((a) => [a.name, a.state]), [['secure', 'idle']]);
 });
 
-test('a control client that does not trust the certificate is refused with one clear line', async () => {
+test('a control client that does not trust the certificate is told it is an unknown CA, in one line', async () => {
   const status = startBenchfleet(['status', '--coordinator', url], env);
   const { code } = await status.exited;
   assert.equal(code, 1);
-  assert.match(status.output(), /^Error \[CONNECTION\]: cannot reach the coordinator at https:\/\/127\.0\.0\.1:\d+: /);
+  assert.match(status.output(), /^Error \[TLS_UNKNOWN_CA\]: cannot trust the coordinator at https:\/\/127\.0\.0\.1:\d+: its certificate is not signed by a known CA \(DEPTH_ZERO_SELF_SIGNED_CERT\); give the CA certificate with --ca FILE/);
   assert.equal(status.output().trim().split('\n').length, 1);
 });

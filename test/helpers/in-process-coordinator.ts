@@ -17,6 +17,7 @@ export interface TestCoordinator {
   coordinator: Coordinator;
   url: string;
   dataDir: string;
+  /** The token for both roles unless agentToken/controlToken were given. */
   token: string;
   control(token?: string): Promise<ControlSocket>;
   /** A protocol-level agent that accepts every assignment. */
@@ -27,6 +28,8 @@ export interface TestCoordinator {
 export async function startTestCoordinator(options: Partial<CoordinatorOptions> = {}): Promise<TestCoordinator> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'benchfleet-coord-')));
   const token = options.token ?? randomBytes(16).toString('hex');
+  const agentToken = options.agentToken ?? token;
+  const controlToken = options.controlToken ?? token;
   const coordinator = new Coordinator({ host: '127.0.0.1', port: 0, token, ...options, dataDir });
   const url = await coordinator.start();
   const sockets: Socket[] = [];
@@ -35,16 +38,16 @@ export async function startTestCoordinator(options: Partial<CoordinatorOptions> 
     url,
     dataDir,
     token,
-    async control(asToken = token) {
+    async control(asToken = controlToken) {
       const socket = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token: asToken });
       sockets.push(socket);
       return socket;
     },
     async agent(name, agentOptions = {}) {
-      const agentToken = agentOptions.token ?? token;
+      const asToken = agentOptions.token ?? agentToken;
       const socket: RawAgent = io(`${agentOptions.url ?? url}${AGENT_NAMESPACE}`, {
-        auth: { token: agentToken, protocol: PROTOCOL_VERSION, name, facts: machineFacts() },
-        extraHeaders: { authorization: `Bearer ${agentToken}` },
+        auth: { protocol: PROTOCOL_VERSION, name, facts: machineFacts() },
+        extraHeaders: { authorization: `Bearer ${asToken}` },
         transports: ['websocket'],
         reconnection: false,
       });

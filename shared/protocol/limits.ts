@@ -1,0 +1,36 @@
+// Size limits of the wire, in one place because both ends must agree: the agent cuts its
+// batches to fit, the coordinator refuses anything larger before it is decoded, and the
+// socket.io message limit (maxHttpBufferSize) is derived from the largest legitimate batch.
+
+/** Longest record line the coordinator takes; a sample line of the study's plans is under 10 KB. */
+export const MAX_LINE_BYTES = 256 * 1024;
+
+/** Most lines in one batch. */
+export const MAX_BATCH_LINES = 4096;
+
+/** Largest encoded record batch: what the agent fills a batch up to, at most. */
+export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
+
+/** Largest plan text in `run:start`. */
+export const MAX_PLAN_BYTES = 1024 * 1024;
+
+/**
+ * socket.io's maxHttpBufferSize: the largest batch plus room for the packet's framing. Only
+ * authenticated connections get this far (the token is checked at the HTTP upgrade).
+ */
+export const MAX_MESSAGE_BYTES = MAX_BATCH_BYTES + 64 * 1024;
+
+/** The first lines of `pending` that fit one batch: at most `maxLines`, and under MAX_BATCH_BYTES with framing. */
+export function linesForBatch(pending: readonly string[], maxLines: number): string[] {
+  const budget = MAX_BATCH_BYTES - 64 * 1024;
+  const out: string[] = [];
+  let bytes = 0;
+  for (const line of pending) {
+    // msgpack strings cost their UTF-8 bytes plus at most 5 bytes of header.
+    const cost = Buffer.byteLength(line) + 5;
+    if (out.length >= maxLines || (out.length > 0 && bytes + cost > budget)) break;
+    out.push(line);
+    bytes += cost;
+  }
+  return out;
+}

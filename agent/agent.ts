@@ -3,13 +3,14 @@
 // the configured isolation, and streams the harness's records back through the spool.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
 import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
 import { isHarnessEvent, type HarnessEvent } from '../shared/harness-events.ts';
 import { describeLoadWait, loadWaitToTell } from '../shared/load-wait-text.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
-import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
+import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
 import { checkIsolation, isolatedCommand, type IsolationOptions } from './harness-command.ts';
 import { machineFacts } from './machine-facts.ts';
 import { request } from '../shared/protocol/request.ts';
@@ -98,6 +99,11 @@ export class Agent {
         socket.close();
         reject(error);
       };
+      // Liveness and current load for `status`, between connects too (the handshake's facts age).
+      const heartbeat = setInterval(() => {
+        if (socket.connected) socket.emit('agent:heartbeat', { loadAverage: loadavg() as [number, number, number] });
+      }, HEARTBEAT_INTERVAL_MS);
+      heartbeat.unref();
       socket.on('connect', () => {
         this.status(`connected to ${this.options.coordinator} as ${this.options.name}`);
         // Refresh the facts (load average) for the next handshake.

@@ -1,22 +1,33 @@
 // The agents the coordinator knows: their facts, whether they are connected, when they were
-// last seen and which run they are on. Persisted to DIR/agents.json so that `status` after a
-// restart still lists machines that have not reconnected yet.
+// last heard from and their latest load average (from heartbeats). Persisted to
+// DIR/agents.json so that `status` after a restart still lists machines that have not
+// reconnected yet, and a machine's deadline counts from when it was last heard. Which run a
+// machine works on is not kept here: the run lifecycle owns that.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../shared/atomic-file.ts';
+import { errorMessage } from '../shared/errors.ts';
+import { createLogger } from '../shared/log.ts';
 import type { AgentSummary, MachineFacts } from '../shared/protocol/events.ts';
+
+const log = createLogger('coordinator:agents');
+
+/** How often lastSeen is written to disk while records and heartbeats keep arriving. */
+const SAVE_EVERY_MS = 30_000;
 
 interface AgentEntry {
   name: string;
   facts: MachineFacts;
   lastSeen: string;
+  load: [number, number, number];
   connectionId: string | null;
-  runId: string | null;
 }
 
 export class AgentRegistry {
   private readonly agents = new Map<string, AgentEntry>();
   private readonly file: string;
+  private saving: Promise<void> = Promise.resolve();
+  private lastSave = 0;
 
   constructor(dataDir: string) {
     this.file = join(dataDir, 'agents.json');
@@ -25,17 +36,25 @@ export class AgentRegistry {
   async load(): Promise<void> {
     try {
       const stored = JSON.parse(await readFile(this.file, 'utf8')) as AgentSummary[];
-      for (const a of stored) this.agents.set(a.name, { name: a.name, facts: a.facts, lastSeen: a.lastSeen, connectionId: null, runId: null });
+      for (const a of stored) this.agents.set(a.name, { name: a.name, facts: a.facts, lastSeen: a.lastSeen, load: a.load ?? a.facts.loadAverage, connectionId: null });
     } catch {
       // No agents yet.
     }
   }
 
-  private async save(): Promise<void> {
-    await writeFileAtomic(this.file, `${JSON.stringify(this.list(), null, 2)}\n`);
+  /** Saves one after another, so an older list never overwrites a newer one. */
+  private save(): Promise<void> {
+    this.lastSave = Date.now();
+    const list = JSON.stringify(this.list(() => null), null, 2);
+    this.saving = this.saving.then(() => writeFileAtomic(this.file, `${list}\n`)).catch((error: unknown) => log.error(`could not save ${this.file}: ${errorMessage(error)}`));
+    return this.saving;
   }
 
-  /** The connection id of the agent currently connected under `name`, if any. */
+  /** Every save started so far has ended. */
+  settled(): Promise<void> {
+    return this.saving;
+  }
+
   connectedAs(name: string): string | null {
     return this.agents.get(name)?.connectionId ?? null;
   }
@@ -48,43 +67,45 @@ export class AgentRegistry {
     return this.agents.has(name);
   }
 
-  facts(name: string): MachineFacts | null {
-    return this.agents.get(name)?.facts ?? null;
+  lastSeen(name: string): string | null {
+    return this.agents.get(name)?.lastSeen ?? null;
   }
 
-  async connected(name: string, facts: MachineFacts, connectionId: string): Promise<void> {
-    const previous = this.agents.get(name);
-    this.agents.set(name, { name, facts, lastSeen: new Date().toISOString(), connectionId, runId: previous?.runId ?? null });
-    await this.save();
+  connected(name: string, facts: MachineFacts, connectionId: string): Promise<void> {
+    this.agents.set(name, { name, facts, lastSeen: new Date().toISOString(), load: facts.loadAverage, connectionId });
+    return this.save();
   }
 
-  async disconnected(name: string, connectionId: string): Promise<void> {
+  disconnected(name: string, connectionId: string): Promise<void> {
     const entry = this.agents.get(name);
-    if (!entry || entry.connectionId !== connectionId) return;
+    if (!entry || entry.connectionId !== connectionId) return Promise.resolve();
     entry.connectionId = null;
     entry.lastSeen = new Date().toISOString();
-    await this.save();
+    return this.save();
   }
 
-  seen(name: string): void {
+  /** Heard from `name` (records, progress, a heartbeat); `load` when it said its load average. */
+  seen(name: string, load?: [number, number, number]): void {
     const entry = this.agents.get(name);
-    if (entry) entry.lastSeen = new Date().toISOString();
+    if (!entry) return;
+    entry.lastSeen = new Date().toISOString();
+    if (load) entry.load = load;
+    if (Date.now() - this.lastSave > SAVE_EVERY_MS) void this.save();
   }
 
-  setRun(name: string, runId: string | null): void {
-    const entry = this.agents.get(name);
-    if (entry) entry.runId = runId;
-  }
-
-  list(): AgentSummary[] {
+  list(activeRun: (name: string) => string | null): AgentSummary[] {
     return [...this.agents.values()]
-      .map((a) => ({
-        name: a.name,
-        state: a.connectionId === null ? ('offline' as const) : a.runId ? ('running' as const) : ('idle' as const),
-        facts: a.facts,
-        lastSeen: a.lastSeen,
-        runId: a.runId,
-      }))
+      .map((a) => {
+        const runId = a.connectionId === null ? null : activeRun(a.name);
+        return {
+          name: a.name,
+          state: a.connectionId === null ? ('offline' as const) : runId ? ('running' as const) : ('idle' as const),
+          facts: a.facts,
+          lastSeen: a.lastSeen,
+          load: a.load,
+          runId,
+        };
+      })
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 }

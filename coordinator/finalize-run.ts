@@ -1,20 +1,19 @@
 // Turning a finished run's raw files into its derived artifacts: a summary per machine and
 // policy, the study's table across the run's machines (report.md), and manifest.json over
-// everything. Everything here is derived from the raw files alone, so it can be redone.
-import { readdir } from 'node:fs/promises';
+// everything. Everything here is derived from the raw files alone, so it can be redone. The
+// manifest is written separately and last, after the run's final state is saved: a run is
+// final once its manifest exists.
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { summarizeRawFile } from '../shared/analysis/summarize.ts';
 import { writeSummary } from '../shared/analysis/summary-io.ts';
 import { buildReport, renderReport } from '../shared/analysis/report.ts';
-import { writeManifest } from '../shared/analysis/manifest.ts';
-import { writeFile } from 'node:fs/promises';
 import type { RunSummary } from '../shared/protocol/events.ts';
-import type { RunStore } from './run-store.ts';
 
 export const REPORT_FILE = 'report.md';
 
-export async function finalizeRun(store: RunStore, run: RunSummary): Promise<void> {
-  const dir = store.runDir(run.runId);
+/** Summaries of every raw file and report.md, in the run folder `dir`. */
+export async function writeDerivedFiles(dir: string, run: RunSummary): Promise<void> {
   const machineDirs: string[] = [];
   for (const machine of Object.keys(run.machines).sort()) {
     const machineDir = join(dir, machine);
@@ -29,5 +28,4 @@ export async function finalizeRun(store: RunStore, run: RunSummary): Promise<voi
   }
   const report = await buildReport(machineDirs, {});
   await writeFile(join(dir, REPORT_FILE), renderReport(report, 'markdown'));
-  await writeManifest(dir);
 }

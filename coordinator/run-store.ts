@@ -1,20 +1,17 @@
-// The coordinator's runs on disk: DIR/runs/<runId>/ holds plan.json (the exact bytes sent to
-// every machine), run.json (the run's state) and one folder per machine with its raw files.
-// Everything a restarted coordinator needs is read back from here.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+// The run folders on disk: DIR/runs/<runId>/ with plan.json (the plan's exact bytes), run.json
+// (the run's state, written only by the run lifecycle), and one folder per machine for its raw
+// files. This module knows paths and files, not what a run's state means.
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../shared/atomic-file.ts';
-import { BenchfleetError } from '../shared/errors.ts';
 import type { Policy } from '../shared/policies.ts';
-import type { MachineRunState, RunSummary } from '../shared/protocol/events.ts';
-import { newRunId } from './run-id.ts';
+import type { StoredRun } from './run-schema.ts';
 
 export const RUN_FILE = 'run.json';
 export const PLAN_FILE = 'plan.json';
 
 export class RunStore {
   readonly dataDir: string;
-  private readonly runs = new Map<string, RunSummary>();
 
   constructor(dataDir: string) {
     this.dataDir = dataDir;
@@ -32,58 +29,36 @@ export class RunStore {
     return join(this.runDir(runId), machine, `${policy}.jsonl`);
   }
 
-  /** Read every run back from disk. */
-  async load(): Promise<RunSummary[]> {
+  /** The parsed run.json of every run folder; a folder without a readable one is not a run (or was never fully created). */
+  async readRunFiles(): Promise<{ runId: string; file: string; json: unknown }[]> {
     await mkdir(this.runsDir, { recursive: true });
+    const found: { runId: string; file: string; json: unknown }[] = [];
     for (const entry of await readdir(this.runsDir, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
+      const file = join(this.runsDir, entry.name, RUN_FILE);
       try {
-        const run = JSON.parse(await readFile(join(this.runsDir, entry.name, RUN_FILE), 'utf8')) as RunSummary;
-        this.runs.set(run.runId, run);
+        found.push({ runId: entry.name, file, json: JSON.parse(await readFile(file, 'utf8')) as unknown });
       } catch {
-        // A folder without a readable run.json is not a run (or was never fully created).
+        // Not a run.
       }
     }
-    return this.list();
+    return found;
   }
 
-  list(): RunSummary[] {
-    return [...this.runs.values()].sort((a, b) => a.runId.localeCompare(b.runId));
-  }
-
-  get(runId: string): RunSummary {
-    const run = this.runs.get(runId);
-    if (!run) throw new BenchfleetError('UNKNOWN_RUN', `no run ${runId} on this coordinator; \`benchfleet status\` lists the runs`);
-    return run;
-  }
-
-  has(runId: string): boolean {
-    return this.runs.has(runId);
-  }
-
-  /** A new run folder; `after` queues it behind another run of a series. */
-  async create(planText: string, planSha256: string, machines: readonly string[], after: string | null = null): Promise<RunSummary> {
-    const runId = newRunId();
+  /** A new run folder with the plan's exact bytes and a folder per machine. */
+  async createFolder(runId: string, planText: string, machines: readonly string[]): Promise<void> {
     const dir = this.runDir(runId);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, PLAN_FILE), planText);
-    const machineStates: Record<string, MachineRunState> = {};
-    for (const m of machines) {
-      await mkdir(join(dir, m), { recursive: true });
-      machineStates[m] = { state: 'assigned', done: 0, total: 0, lines: {}, message: null };
-    }
-    const run: RunSummary = { runId, state: after ? 'queued' : 'running', after, createdAt: new Date().toISOString(), planSha256, machines: machineStates };
-    this.runs.set(runId, run);
-    await this.save(run);
-    return run;
+    for (const m of machines) await mkdir(join(dir, m), { recursive: true });
   }
 
   async planText(runId: string): Promise<string> {
     return readFile(join(this.runDir(runId), PLAN_FILE), 'utf8');
   }
 
-  /** Persist `run` atomically (write then rename). */
-  async save(run: RunSummary): Promise<void> {
+  /** Persist a run's state atomically (write then rename). */
+  async saveRun(run: StoredRun): Promise<void> {
     await writeFileAtomic(join(this.runDir(run.runId), RUN_FILE), `${JSON.stringify(run, null, 2)}\n`);
   }
 }

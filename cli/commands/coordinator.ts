@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { loadToken, tokenChecker } from '../../coordinator/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
-import { Coordinator } from '../../coordinator/server.ts';
+import { Coordinator, DEFAULT_MACHINE_DEADLINE_HOURS } from '../../coordinator/server.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { parseListen } from '../listen-address.ts';
@@ -19,6 +19,7 @@ interface Args {
   'tls-cert': string | undefined;
   'tls-key': string | undefined;
   dashboard: string | undefined;
+  'machine-deadline': number;
 }
 
 export const coordinatorCommand: CommandModule<object, Args> = {
@@ -31,6 +32,7 @@ export const coordinatorCommand: CommandModule<object, Args> = {
       .option('token-file', { type: 'string', describe: 'File whose first line is the token for agents and control clients alike (default: $BENCHFLEET_TOKEN)' })
       .option('agent-token-file', { type: 'string', describe: 'File with the agents\' token: it can deliver records and nothing else (default: --token-file)' })
       .option('control-token-file', { type: 'string', describe: 'File with the control token: start, cancel, follow, download runs (default: --token-file)' })
+      .option('machine-deadline', { type: 'number', default: DEFAULT_MACHINE_DEADLINE_HOURS, describe: 'Hours a machine\'s agent may stay away during a run before that machine fails (saying why); fractions allowed' })
       .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve https/wss (with --tls-key)' })
       .option('tls-key', { type: 'string', describe: 'PEM private key for --tls-cert' })
       .option('dashboard', { type: 'string', describe: 'HOST:PORT to serve the read-only web dashboard on (log in with the control token; docs/dashboard.md)' })
@@ -38,6 +40,8 @@ export const coordinatorCommand: CommandModule<object, Args> = {
       .example('$0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet --agent-token-file agent.token --control-token-file control.token', 'agents cannot start or download runs'),
   handler: async (args) => {
     const { host, port } = parseListen(args.listen);
+    const deadline = args['machine-deadline'];
+    if (!Number.isFinite(deadline) || deadline <= 0) throw new BenchfleetError('USAGE', `--machine-deadline ${String(deadline)} must be a positive number of hours`);
     if (Boolean(args['tls-cert']) !== Boolean(args['tls-key'])) throw new BenchfleetError('USAGE', '--tls-cert and --tls-key go together');
     // Each role's own file, else the one token (file or environment) for both.
     const shared = args['agent-token-file'] && args['control-token-file'] ? undefined : await loadToken(args['token-file']);
@@ -47,7 +51,7 @@ export const coordinatorCommand: CommandModule<object, Args> = {
       throw new BenchfleetError('USAGE', 'the agent token and the control token are the same; make them different, or give one --token-file for both');
     }
     const tls = args['tls-cert'] && args['tls-key'] ? { cert: await readPem(args['tls-cert'], '--tls-cert'), key: await readPem(args['tls-key'], '--tls-key') } : undefined;
-    const coordinator = new Coordinator({ host, port, dataDir: resolve(args.data), ...(agentToken ? { agentToken } : {}), ...(controlToken ? { controlToken } : {}), ...(tls ? { tls } : {}) });
+    const coordinator = new Coordinator({ host, port, dataDir: resolve(args.data), ...(agentToken ? { agentToken } : {}), ...(controlToken ? { controlToken } : {}), machineDeadlineMs: deadline * 3_600_000, ...(tls ? { tls } : {}) });
     const url = await coordinator.start();
     printLine(`benchfleet coordinator listening on ${url} (data: ${resolve(args.data)})`);
     const dashboard = args.dashboard === undefined ? null : await startDashboard(coordinator, parseListen(args.dashboard, '--dashboard'), tokenChecker(controlToken ?? ''), tls);

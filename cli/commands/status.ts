@@ -20,7 +20,7 @@ export const statusCommand: CommandModule<object, Args> = {
       printLine(
         formatTable(
           ['name', 'state', 'cpu', 'cores', 'node', 'load (1m)', 'last seen'],
-          status.agents.map((a) => [a.name, a.runId ? `${a.state} ${a.runId}` : a.state, a.facts.cpuModel, String(a.facts.cores), a.facts.node, a.facts.loadAverage[0].toFixed(2), a.lastSeen]),
+          status.agents.map((a) => [a.name, a.runId ? `${a.state} ${a.runId}` : a.state, a.facts.cpuModel, String(a.facts.cores), a.facts.node, a.load[0].toFixed(2), a.lastSeen]),
         ),
       );
       printLine();

@@ -56,8 +56,12 @@ export interface ResumePoint {
   runId: string;
   /** Per policy, the seq of the next record line the coordinator expects (0 = the environment row). */
   next: Partial<Record<Policy, number>>;
-  /** False when the coordinator no longer wants records for this run (cancelled or unknown). */
+  /** False when the coordinator no longer wants records for this run (unknown, or this machine completed, failed or was cancelled). */
   wanted: boolean;
+  /** This machine's state in the run (absent when the run is unknown); "cancelled" tells the agent to stop its harness. */
+  state?: LifecycleState;
+  /** Why, when not wanted (e.g. "cancelled by a control client"). */
+  message?: string;
 }
 
 /**
@@ -98,6 +102,8 @@ export type AgentToCoordinator = {
   'run:finished': (finished: RunFinished, ack: (result: Ack<null>) => void) => void;
   /** Sent after (re)connecting for each run the agent still holds records of. */
   'run:resume': (runId: string, ack: (result: Ack<ResumePoint>) => void) => void;
+  /** Periodic liveness and load; no answer. */
+  'agent:heartbeat': (heartbeat: AgentHeartbeat) => void;
 };
 
 export type CoordinatorToAgent = {
@@ -109,12 +115,30 @@ export interface AgentSummary {
   name: string;
   state: 'idle' | 'running' | 'offline';
   facts: MachineFacts;
+  /** When the coordinator last heard from the agent (handshake, records, progress, heartbeat). */
   lastSeen: string;
+  /** The latest load average the agent reported (heartbeat, else its handshake). */
+  load: [number, number, number];
   runId: string | null;
 }
 
+/** Sent by the agent every HEARTBEAT_INTERVAL_MS: it is alive, and how loaded its machine is. */
+export interface AgentHeartbeat {
+  loadAverage: [number, number, number];
+}
+
+export const HEARTBEAT_INTERVAL_MS = 15_000;
+
+/**
+ * Where a machine of a run (and a run as a whole) stands. queued: waiting for the run before it
+ * in a series; assigned: plan sent, not yet accepted; running; delivering: every sample taken,
+ * the last records on their way (for a run: every machine ended, summaries and report being
+ * written); then completed, failed or cancelled, which never change again.
+ */
+export type LifecycleState = 'queued' | 'assigned' | 'running' | 'delivering' | 'completed' | 'failed' | 'cancelled';
+
 export interface MachineRunState {
-  state: 'assigned' | 'running' | 'completed' | 'failed' | 'cancelled';
+  state: LifecycleState;
   done: number;
   total: number;
   /** Record lines written per policy file (environment row included). */
@@ -125,11 +149,13 @@ export interface MachineRunState {
 export interface RunSummary {
   runId: string;
   /** queued: one of a series (`run --runs K`) waiting for the run named by `after`. */
-  state: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  state: LifecycleState;
   /** The run this one starts after, in a series of back-to-back runs; null for the first. */
   after?: string | null;
   createdAt: string;
   planSha256: string;
+  /** When a control client cancelled the run, if one did. */
+  cancelledAt?: string | null;
   machines: Record<string, MachineRunState>;
 }
 

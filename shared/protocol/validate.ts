@@ -8,7 +8,7 @@ import { describeBadMachineName, validMachineName } from '../machine-name.ts';
 import { macosFactsProblem, type MacosFacts } from '../macos-facts.ts';
 import { isPolicy } from '../policies.ts';
 import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_LINE_BYTES, MAX_PLAN_BYTES } from './limits.ts';
-import type { AgentAuth, ControlAuth, MachineFacts, RecordBatch, RunFinished, RunProgress } from './events.ts';
+import type { AgentAuth, AgentHeartbeat, ControlAuth, MachineFacts, RecordBatch, RunFinished, RunProgress } from './events.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -140,4 +140,11 @@ export function validateStartRequest(value: unknown): { planText: string; machin
   const runs = o['runs'] === undefined ? 1 : int(o, 'runs', 'request', 1);
   if (runs > MAX_SERIES_RUNS) fail('request.runs', `must be at most ${MAX_SERIES_RUNS}`);
   return { planText, machines, runs };
+}
+
+export function validateHeartbeat(value: unknown): AgentHeartbeat {
+  const o = obj(value, 'heartbeat');
+  const load = o['loadAverage'];
+  if (!Array.isArray(load) || load.length !== 3 || !load.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0)) fail('heartbeat.loadAverage', 'must be three non-negative numbers');
+  return { loadAverage: [load[0] as number, load[1] as number, load[2] as number] };
 }

@@ -1,11 +1,14 @@
 // Finished runs on a coordinator's disk without running them: synthetic raw files (known
 // structure, seeded) written where the coordinator keeps runs, then finalized by the
-// coordinator's own finalizeRun (summaries, report.md, manifest.json). For dashboard tests and
+// coordinator's own finalization (writeDerivedFiles: summaries, report.md; then manifest.json). For dashboard tests and
 // benchmarks that need the study's size, which takes 9 minutes to run for real.
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { finalizeRun } from '../../coordinator/finalize-run.ts';
+import { writeDerivedFiles } from '../../coordinator/finalize-run.ts';
+import { newRunId } from '../../coordinator/run-id.ts';
+import { RUN_SCHEMA_VERSION, type StoredMachine, type StoredRun } from '../../coordinator/run-schema.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
+import { writeManifest } from '../../shared/analysis/manifest.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { SampleRecord } from '../../shared/records.ts';
 import { toJsonl } from './raw-records.ts';
@@ -31,10 +34,20 @@ export interface StoredRunSpec {
 /** Writes one finished run into DATA/runs/<id>/ and returns its id. */
 export async function writeFinishedRun(dataDir: string, spec: StoredRunSpec): Promise<string> {
   const store = new RunStore(dataDir);
-  await store.load();
   const planText = `${JSON.stringify({ name: spec.planName, kernels: spec.kernels, arms: spec.arms, policies: spec.policies, rounds: spec.rounds ?? 3, repeats: spec.repeats ?? 2, jobs: 16, seed: 1, schedule: 'sequential' }, null, 2)}\n`;
   const planSha256 = createHash('sha256').update(planText).digest('hex');
-  const run = await store.create(planText, planSha256, spec.machines);
+  const createdAt = new Date().toISOString();
+  const run: StoredRun = {
+    schema: RUN_SCHEMA_VERSION,
+    runId: newRunId(),
+    state: 'completed',
+    after: null,
+    createdAt,
+    planSha256,
+    cancelledAt: null,
+    machines: Object.fromEntries(spec.machines.map((m) => [m, { state: 'completed', done: 0, total: 0, lines: {}, message: null, since: createdAt } satisfies StoredMachine])),
+  };
+  await store.createFolder(run.runId, planText, spec.machines);
   let stream = 0;
   for (const machine of spec.machines) {
     const m = run.machines[machine];
@@ -62,11 +75,10 @@ export async function writeFinishedRun(dataDir: string, spec: StoredRunSpec): Pr
       await writeFile(store.rawPath(run.runId, machine, policy), toJsonl(records));
       m.lines[policy] = records.length;
     }
-    m.state = 'completed';
     m.done = m.total = spec.kernels.length * spec.arms.length * (spec.rounds ?? 3) * spec.policies.length;
   }
-  run.state = 'completed';
-  await store.save(run);
-  await finalizeRun(store, run);
+  await store.saveRun(run);
+  await writeDerivedFiles(store.runDir(run.runId), run);
+  await writeManifest(store.runDir(run.runId));
   return run.runId;
 }

@@ -1,0 +1,326 @@
+// The one owner of run and machine state. Every change is a named method that checks the
+// transition against the tables below (an illegal one is refused with ILLEGAL_TRANSITION),
+// saves run.json, and only then announces the new state, so nothing is ever broadcast that a
+// crash could take back. Nobody else holds a run: readers get copies (RunSummary), never the
+// live object. Claiming machines for a new run is one synchronous step with the busy check, so
+// two simultaneous starts on one machine cannot both win.
+import { BenchfleetError } from '../shared/errors.ts';
+import type { Policy } from '../shared/policies.ts';
+import type { RunSummary } from '../shared/protocol/events.ts';
+import { isTerminal, parseStoredRun, RUN_SCHEMA_VERSION, type MachineState, type RunState, type StoredMachine, type StoredRun } from './run-schema.ts';
+import type { RunStore } from './run-store.ts';
+
+/** Allowed next states of one machine in a run. */
+const MACHINE_NEXT: Record<MachineState, readonly MachineState[]> = {
+  queued: ['assigned', 'cancelled'],
+  assigned: ['running', 'failed', 'cancelled'],
+  running: ['delivering', 'completed', 'failed', 'cancelled'],
+  delivering: ['completed', 'failed', 'cancelled'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+/** Allowed next states of a run. A run reaches its final state only through delivering (summaries, report). */
+const RUN_NEXT: Record<RunState, readonly RunState[]> = {
+  queued: ['assigned', 'delivering'],
+  assigned: ['running', 'delivering'],
+  running: ['delivering'],
+  delivering: ['completed', 'failed', 'cancelled'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+export type Announce = (run: RunSummary) => void;
+
+export type FinishStatus = 'completed' | 'failed' | 'cancelled';
+
+function copy(run: StoredRun): RunSummary {
+  const machines: RunSummary['machines'] = {};
+  for (const [name, m] of Object.entries(run.machines)) machines[name] = { state: m.state, done: m.done, total: m.total, lines: { ...m.lines }, message: m.message };
+  return { runId: run.runId, state: run.state, after: run.after, createdAt: run.createdAt, planSha256: run.planSha256, cancelledAt: run.cancelledAt, machines };
+}
+
+export class RunLifecycle {
+  private readonly store: RunStore;
+  private readonly announce: Announce;
+  private readonly runs = new Map<string, StoredRun>();
+  /** Per run, the tail of its chain of changes: one change at a time, saved in order. */
+  private readonly chains = new Map<string, Promise<unknown>>();
+  /** Machines claimed by runs being created (their folders not yet written). */
+  private readonly claims = new Map<string, string>();
+  private readonly now: () => Date;
+
+  constructor(store: RunStore, announce: Announce, now: () => Date = () => new Date()) {
+    this.store = store;
+    this.announce = announce;
+    this.now = now;
+  }
+
+  /** Read every run.json (schema 0 or 1); a folder whose run.json does not validate is reported and skipped. */
+  async load(onSkipped: (runId: string, problem: string) => void = () => undefined): Promise<void> {
+    for (const { runId, json, file } of await this.store.readRunFiles()) {
+      try {
+        const run = parseStoredRun(json, file);
+        if (run.runId !== runId) throw new BenchfleetError('RECORD_INVALID', `${file} names run ${run.runId}`);
+        this.runs.set(runId, run);
+      } catch (error) {
+        onSkipped(runId, error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
+
+  list(): RunSummary[] {
+    return [...this.runs.values()].sort((a, b) => a.runId.localeCompare(b.runId)).map(copy);
+  }
+
+  has(runId: string): boolean {
+    return this.runs.has(runId);
+  }
+
+  get(runId: string): RunSummary {
+    return copy(this.stored(runId));
+  }
+
+  private stored(runId: string): StoredRun {
+    const run = this.runs.get(runId);
+    if (!run) throw new BenchfleetError('UNKNOWN_RUN', `no run ${runId} on this coordinator; \`benchfleet status\` lists the runs`);
+    return run;
+  }
+
+  /** The run that holds `machine` (queued series included), or null when it is free. */
+  holder(machine: string): string | null {
+    const claimed = this.claims.get(machine);
+    if (claimed) return claimed;
+    for (const run of this.runs.values()) {
+      const m = run.machines[machine];
+      if (m && !isTerminal(m.state) && !isTerminal(run.state) && run.state !== 'delivering') return run.runId;
+    }
+    return null;
+  }
+
+  /** The run `machine` is working on now (assigned, running or delivering), or null. */
+  activeRun(machine: string): string | null {
+    for (const run of this.runs.values()) {
+      const m = run.machines[machine];
+      if (m && (m.state === 'assigned' || m.state === 'running' || m.state === 'delivering')) return run.runId;
+    }
+    return null;
+  }
+
+  /**
+   * Create `count` back-to-back runs of one plan on `machines`: the first ready to assign
+   * (state "queued" until startAssigning), the rest queued behind it. The busy check and the
+   * claim are one synchronous step: a second call for a held machine is refused with
+   * MACHINE_BUSY, however close together they come.
+   */
+  async createSeries(planText: string, planSha256: string, machines: readonly string[], count: number, newId: () => string): Promise<RunSummary[]> {
+    const busy = machines.map((m) => [m, this.holder(m)] as const).filter(([, holder]) => holder !== null);
+    if (busy.length > 0) {
+      throw new BenchfleetError('MACHINE_BUSY', `busy machine${busy.length > 1 ? 's' : ''}: ${busy.map(([m, r]) => `${m} (run ${r ?? '?'})`).join(', ')}; wait for their runs or cancel them`);
+    }
+    const runIds = Array.from({ length: count }, newId);
+    for (const m of machines) this.claims.set(m, runIds[0] as string);
+    try {
+      const created: StoredRun[] = [];
+      for (let i = 0; i < count; i++) {
+        const runId = runIds[i] as string;
+        const since = this.now().toISOString();
+        const stored: StoredRun = {
+          schema: RUN_SCHEMA_VERSION,
+          runId,
+          state: 'queued',
+          after: i === 0 ? null : (runIds[i - 1] as string),
+          createdAt: since,
+          planSha256,
+          cancelledAt: null,
+          machines: Object.fromEntries(machines.map((m) => [m, { state: 'queued', done: 0, total: 0, lines: {}, message: null, since } satisfies StoredMachine])),
+        };
+        await this.store.createFolder(runId, planText, machines);
+        await this.store.saveRun(stored);
+        created.push(stored);
+      }
+      for (const run of created) this.runs.set(run.runId, run);
+      for (const run of created) this.announce(copy(run));
+      return created.map(copy);
+    } finally {
+      for (const m of machines) if (this.claims.get(m) === runIds[0]) this.claims.delete(m);
+    }
+  }
+
+  /** Apply `change` to a private copy of the run, check it, save it, then make it current and announce it. */
+  private change(runId: string, change: (run: StoredRun) => boolean): Promise<RunSummary> {
+    const previous = this.chains.get(runId) ?? Promise.resolve();
+    const task = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const current = this.stored(runId);
+        const next = structuredClone(current);
+        if (!change(next)) return copy(current);
+        this.settleRun(next);
+        await this.store.saveRun(next);
+        // A later change of the same run waits for this one, so the map only moves forward.
+        this.runs.set(runId, next);
+        const summary = copy(next);
+        this.announce(summary);
+        return summary;
+      });
+    this.chains.set(runId, task);
+    return task;
+  }
+
+  private moveMachine(run: StoredRun, machine: string, to: MachineState, message?: string | null): void {
+    const m = run.machines[machine];
+    if (!m) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${run.runId} was not assigned to ${machine}`);
+    if (m.state === to) return;
+    if (!MACHINE_NEXT[m.state].includes(to)) throw new BenchfleetError('ILLEGAL_TRANSITION', `run ${run.runId}, machine ${machine}: cannot go from ${m.state} to ${to}`);
+    m.state = to;
+    m.since = this.now().toISOString();
+    if (message !== undefined) m.message = message;
+  }
+
+  private moveRun(run: StoredRun, to: RunState): void {
+    if (run.state === to) return;
+    if (!RUN_NEXT[run.state].includes(to)) throw new BenchfleetError('ILLEGAL_TRANSITION', `run ${run.runId}: cannot go from ${run.state} to ${to}`);
+    run.state = to;
+  }
+
+  /** A run whose machines have all ended is delivering (its summaries and report are due). */
+  private settleRun(run: StoredRun): void {
+    const ended = Object.values(run.machines).every((m) => isTerminal(m.state));
+    if (ended && (run.state === 'queued' || run.state === 'assigned' || run.state === 'running')) this.moveRun(run, 'delivering');
+  }
+
+  /** queued -> assigned: the plan is about to be sent to every machine. */
+  startAssigning(runId: string): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      this.moveRun(run, 'assigned');
+      for (const name of Object.keys(run.machines)) this.moveMachine(run, name, 'assigned');
+      return true;
+    });
+  }
+
+  /** assigned -> running for one machine: its agent took the plan (or shows it is working on it). */
+  machineStarted(runId: string, machine: string): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      const m = run.machines[machine];
+      if (m?.state !== 'assigned') return false;
+      this.moveMachine(run, machine, 'running');
+      return true;
+    });
+  }
+
+  /** assigned -> failed: the agent could not take the plan. */
+  assignmentRefused(runId: string, machine: string, message: string): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      this.moveMachine(run, machine, 'failed', `assignment refused: ${message}`);
+      return true;
+    });
+  }
+
+  /** assigned -> running for the run once every assignment was answered. */
+  assignmentsAnswered(runId: string): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      if (run.state !== 'assigned') return false;
+      this.moveRun(run, 'running');
+      return true;
+    });
+  }
+
+  /** Progress of one machine; all samples taken moves it to delivering. Ignored once the machine has ended. */
+  progress(runId: string, machine: string, done: number, total: number): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      const m = run.machines[machine];
+      if (!m || isTerminal(m.state) || m.state === 'queued') return false;
+      if (m.state === 'assigned') this.moveMachine(run, machine, 'running');
+      m.done = done;
+      m.total = total;
+      if (total > 0 && done >= total) this.moveMachine(run, machine, 'delivering');
+      return true;
+    });
+  }
+
+  /**
+   * Whether the coordinator takes records of `machine` for `runId`: refused (RUN_NOT_WANTED) once
+   * the machine has completed, failed or been cancelled, or while its run is still queued.
+   */
+  checkWantsRecords(runId: string, machine: string): void {
+    const run = this.stored(runId);
+    const m = run.machines[machine];
+    if (!m) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${runId} was not assigned to ${machine}`);
+    if (isTerminal(m.state) || m.state === 'queued') {
+      throw new BenchfleetError('RUN_NOT_WANTED', `run ${runId} takes no more records from ${machine}: it is ${m.state}${m.message ? ` (${m.message})` : ''}`);
+    }
+  }
+
+  /** Lines now on disk for one policy file (kept in memory; saved with the next change). */
+  linesWritten(runId: string, machine: string, policy: Policy, lines: number): void {
+    const m = this.runs.get(runId)?.machines[machine];
+    if (m && !isTerminal(m.state)) m.lines[policy] = lines;
+  }
+
+  /**
+   * The agent reports the end of its run with every line delivered. A machine that has already
+   * ended (cancelled while the agent was away, failed by its deadline) keeps its state: the
+   * answer is the same, so the agent can stop resending.
+   */
+  machineFinished(runId: string, machine: string, status: FinishStatus, message: string | null, lines: Partial<Record<Policy, number>>): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      const m = run.machines[machine];
+      if (!m) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${runId} was not assigned to ${machine}`);
+      if (isTerminal(m.state)) return false;
+      if (m.state === 'queued') throw new BenchfleetError('ILLEGAL_TRANSITION', `run ${runId}, machine ${machine}: cannot finish a run that was never assigned`);
+      if (m.state === 'assigned') this.moveMachine(run, machine, 'running');
+      // A cancel that the agent turned into a harness failure is still a cancel.
+      this.moveMachine(run, machine, run.cancelledAt ? 'cancelled' : status, message);
+      m.lines = { ...lines };
+      if (m.state === 'completed') {
+        const samples = Object.values(lines).reduce((n, l) => n + Math.max(0, l - 1), 0);
+        m.done = samples;
+        m.total = Math.max(m.total, samples);
+      }
+      return true;
+    });
+  }
+
+  /** A machine that stayed away past its deadline fails, saying why. */
+  machineExpired(runId: string, machine: string, message: string): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      const m = run.machines[machine];
+      if (!m || isTerminal(m.state) || m.state === 'queued') return false;
+      this.moveMachine(run, machine, 'failed', message);
+      return true;
+    });
+  }
+
+  /**
+   * Cancel a run (and the queued runs behind it in its series): every machine that has not
+   * ended is cancelled now, whether or not its agent is connected. Returns the runs changed,
+   * this one first. A run already delivering or final is left as it is.
+   */
+  async cancel(runId: string, message: string): Promise<RunSummary[]> {
+    this.stored(runId);
+    const changed: RunSummary[] = [];
+    const queuedBehind = [...this.runs.values()].find((r) => r.after === runId && r.state === 'queued');
+    const result = await this.change(runId, (run) => {
+      if (isTerminal(run.state) || run.state === 'delivering') return false;
+      run.cancelledAt = this.now().toISOString();
+      for (const [name, m] of Object.entries(run.machines)) if (!isTerminal(m.state)) this.moveMachine(run, name, 'cancelled', message);
+      return true;
+    });
+    changed.push(result);
+    if (queuedBehind) changed.push(...(await this.cancel(queuedBehind.runId, message)));
+    return changed;
+  }
+
+  /** delivering -> final: summaries and report are written. The final state follows from the machines. */
+  finish(runId: string): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      if (run.state !== 'delivering') throw new BenchfleetError('ILLEGAL_TRANSITION', `run ${runId}: cannot finish from ${run.state}`);
+      const states = Object.values(run.machines).map((m) => m.state);
+      this.moveRun(run, run.cancelledAt ? 'cancelled' : states.every((s) => s === 'completed') ? 'completed' : states.includes('failed') ? 'failed' : 'cancelled');
+      return true;
+    });
+  }
+}

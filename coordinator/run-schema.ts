@@ -1,0 +1,119 @@
+// run.json: how the coordinator persists one run, separate from the wire types so that either
+// can change without the other. Versioned: `schema: 1` is this layout; a file without `schema`
+// is version 0 (the layout before the run lifecycle existed) and is read by migrating it.
+// Everything read passes the validator below: a run.json that does not parse is named, not
+// trusted.
+import { BenchfleetError } from '../shared/errors.ts';
+import { machineNameProblem } from '../shared/machine-name.ts';
+import { isPolicy, type Policy } from '../shared/policies.ts';
+
+export const RUN_SCHEMA_VERSION = 1;
+
+export const MACHINE_STATES = ['queued', 'assigned', 'running', 'delivering', 'completed', 'failed', 'cancelled'] as const;
+export type MachineState = (typeof MACHINE_STATES)[number];
+export const RUN_STATES = MACHINE_STATES;
+export type RunState = MachineState;
+
+const TERMINAL_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+export function isTerminal(state: MachineState): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+export interface StoredMachine {
+  state: MachineState;
+  done: number;
+  total: number;
+  /** Record lines written per policy file (environment row included), as of the last save; the files are the truth. */
+  lines: Partial<Record<Policy, number>>;
+  message: string | null;
+  /** When the machine last changed state (ISO 8601). */
+  since: string;
+}
+
+export interface StoredRun {
+  schema: typeof RUN_SCHEMA_VERSION;
+  runId: string;
+  state: RunState;
+  /** The run this one starts after, in a series of back-to-back runs; null for the first. */
+  after: string | null;
+  createdAt: string;
+  planSha256: string;
+  /** Set when a control client cancelled the run: its final state is then "cancelled". */
+  cancelledAt: string | null;
+  machines: Record<string, StoredMachine>;
+}
+
+type Obj = Record<string, unknown>;
+
+function bad(where: string, problem: string): never {
+  throw new BenchfleetError('RECORD_INVALID', `${where}: ${problem}`);
+}
+
+function obj(value: unknown, where: string): Obj {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) bad(where, 'must be an object');
+  return value as Obj;
+}
+
+function str(o: Obj, key: string, where: string): string {
+  const v = o[key];
+  if (typeof v !== 'string') bad(`${where}.${key}`, 'must be a string');
+  return v;
+}
+
+function count(o: Obj, key: string, where: string): number {
+  const v = o[key];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) bad(`${where}.${key}`, 'must be a count');
+  return v;
+}
+
+function state(value: unknown, where: string): MachineState {
+  if (!(MACHINE_STATES as readonly unknown[]).includes(value)) bad(where, `must be one of ${MACHINE_STATES.join(', ')}`);
+  return value as MachineState;
+}
+
+function machine(value: unknown, where: string, fallbackSince: string): StoredMachine {
+  const o = obj(value, where);
+  const lines: Partial<Record<Policy, number>> = {};
+  for (const [policy, n] of Object.entries(obj(o['lines'] ?? {}, `${where}.lines`))) {
+    if (!isPolicy(policy)) bad(`${where}.lines.${policy}`, 'is not a reset policy');
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) bad(`${where}.lines.${policy}`, 'must be a count');
+    lines[policy] = n;
+  }
+  const message = o['message'] ?? null;
+  if (message !== null && typeof message !== 'string') bad(`${where}.message`, 'must be a string or null');
+  return {
+    state: state(o['state'], `${where}.state`),
+    done: count(o, 'done', where),
+    total: count(o, 'total', where),
+    lines,
+    message,
+    since: typeof o['since'] === 'string' ? o['since'] : fallbackSince,
+  };
+}
+
+/** A run.json's content (schema 1, or 0 migrated), validated; `file` names it in errors. */
+export function parseStoredRun(value: unknown, file: string): StoredRun {
+  const o = obj(value, file);
+  const schema = o['schema'] ?? 0;
+  if (schema !== 0 && schema !== RUN_SCHEMA_VERSION) bad(`${file}.schema`, `is ${JSON.stringify(schema)}; this coordinator reads schema 0 and ${RUN_SCHEMA_VERSION} (a newer benchfleet wrote it?)`);
+  const runId = str(o, 'runId', file);
+  const createdAt = str(o, 'createdAt', file);
+  const machines: Record<string, StoredMachine> = {};
+  for (const [name, m] of Object.entries(obj(o['machines'], `${file}.machines`))) {
+    const problem = machineNameProblem(name);
+    if (problem !== null) bad(`${file}.machines`, `"${name}" is not a valid machine name: ${problem}`);
+    machines[name] = machine(m, `${file}.machines.${name}`, createdAt);
+  }
+  const after = o['after'] ?? null;
+  if (after !== null && typeof after !== 'string') bad(`${file}.after`, 'must be a run id or null');
+  let runState = state(o['state'], `${file}.state`);
+  if (schema === 0) {
+    // Version 0 knew queued/running/completed/failed/cancelled for runs and had no per-run queued
+    // machines: machines of a queued run were "assigned". Cancel left no mark but the state.
+    if (runState === 'queued') for (const m of Object.values(machines)) if (m.state === 'assigned') m.state = 'queued';
+    if (runState === 'running' && Object.values(machines).every((m) => isTerminal(m.state))) runState = 'delivering';
+  }
+  const cancelledAt = o['cancelledAt'] ?? (schema === 0 && runState === 'cancelled' ? createdAt : null);
+  if (cancelledAt !== null && typeof cancelledAt !== 'string') bad(`${file}.cancelledAt`, 'must be a time or null');
+  return { schema: RUN_SCHEMA_VERSION, runId, state: runState, after, createdAt, planSha256: str(o, 'planSha256', file), cancelledAt, machines };
+}

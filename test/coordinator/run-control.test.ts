@@ -1,0 +1,119 @@
+// Runs driven over the real sockets of an in-process coordinator with protocol-level agents:
+// simultaneous starts on one machine, a cancel issued while the agent is away and delivered
+// when it comes back, a machine that never comes back failing at its deadline, and a restarted
+// agent taking over from its own half-open connection.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
+import type { AgentToCoordinator, ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
+import { request } from '../../shared/protocol/request.ts';
+import type { ControlSocket } from '../../cli/control-client.ts';
+import { environmentRecord } from '../helpers/raw-records.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
+
+const PLAN = JSON.stringify({ name: 'control', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 3, repeats: 1, jobs: 1, seed: 1, schedule: 'sequential' });
+
+let t: TestCoordinator;
+before(async () => {
+  t = await startTestCoordinator({ machineDeadlineMs: 1500, takeoverPingMs: 1000 });
+});
+after(async () => {
+  await t.close();
+});
+
+/** Follow `runId` and resolve with the first update that satisfies `until`; fails loudly after `timeoutMs`. */
+async function updateWhere(control: ControlSocket, runId: string, until: (run: RunSummary) => boolean, what: string, timeoutMs = 20_000): Promise<RunSummary> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`run ${runId}: no update where ${what} within ${timeoutMs / 1000} s`)), timeoutMs);
+    const onUpdate = (run: RunSummary): void => {
+      if (run.runId !== runId || !until(run)) return;
+      clearTimeout(timer);
+      control.off('run:update', onUpdate);
+      resolve(run);
+    };
+    control.on('run:update', onUpdate);
+    void request<ControlToCoordinator, 'run:follow'>(control, 5000, 'run:follow', runId).then((answer) => {
+      if (answer.ok) onUpdate(answer.value);
+    });
+  });
+}
+
+test('two run commands at the same instant for one machine: exactly one starts, the other hears MACHINE_BUSY', async () => {
+  const agent = await t.agent('contested');
+  const [c1, c2] = [await t.control(), await t.control()];
+  const answers = await Promise.all([c1, c2].map((c) => request<ControlToCoordinator, 'run:start'>(c, 10_000, 'run:start', { planText: PLAN, machines: ['contested'] })));
+  const won = answers.filter((a) => a.ok);
+  const lost = answers.filter((a) => !a.ok);
+  assert.equal(won.length, 1, JSON.stringify(answers));
+  assert.equal(lost[0]?.ok === false ? lost[0].code : null, 'MACHINE_BUSY');
+  const runId = won[0]?.ok ? won[0].value.runId : '';
+  await request<ControlToCoordinator, 'run:cancel'>(c1, 10_000, 'run:cancel', runId);
+  agent.close();
+});
+
+test('a cancel issued while the agent is offline is recorded as cancelled and delivered when it reconnects; its records are refused', async () => {
+  const control = await t.control();
+  let agent = await t.agent('away');
+  const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText: PLAN, machines: ['away'] });
+  assert.equal(started.ok, true, JSON.stringify(started));
+  if (!started.ok) return;
+  const { runId, planSha256 } = started.value;
+  const environment = JSON.stringify(environmentRecord({ machine: 'away', policy: 'whole', planSha256 }));
+  assert.deepEqual(await request<AgentToCoordinator, 'records'>(agent, 5000, 'records', encodeRecordBatch({ runId, policy: 'whole', fromSeq: 0, lines: [environment] })), { ok: true, next: 1 });
+  const gone = new Promise((resolve) => agent.once('disconnect', resolve));
+  agent.close();
+  await gone;
+  const cancelled = await request<ControlToCoordinator, 'run:cancel'>(control, 10_000, 'run:cancel', runId);
+  assert.equal(cancelled.ok ? cancelled.value.machines['away']?.state : null, 'cancelled');
+  const final = await updateWhere(control, runId, (r) => r.state === 'cancelled', 'the run is cancelled');
+  assert.equal(final.machines['away']?.message, 'cancelled by a control client');
+
+  agent = await t.agent('away');
+  const told = new Promise<string>((resolve) => agent.once('run:cancel', resolve));
+  const resume = await request<AgentToCoordinator, 'run:resume'>(agent, 5000, 'run:resume', runId);
+  assert.deepEqual(resume, { ok: true, value: { runId, next: { whole: 1 }, wanted: false, state: 'cancelled', message: 'cancelled by a control client' } });
+  assert.equal(await told, runId, 'the reconnected agent is told to stop its harness');
+  const late = await request<AgentToCoordinator, 'records'>(agent, 5000, 'records', encodeRecordBatch({ runId, policy: 'whole', fromSeq: 0, lines: [environment] }));
+  assert.equal(late.ok ? null : late.code, 'RUN_NOT_WANTED');
+  // Its end of the run is taken as it is, so it can stop resending; the state stays cancelled.
+  const finished = await request<AgentToCoordinator, 'run:finished'>(agent, 5000, 'run:finished', { runId, status: 'failed', lines: { whole: 3 }, message: 'harness failed (SIGTERM)' });
+  assert.deepEqual(finished, { ok: true, value: null });
+  const status = await request<ControlToCoordinator, 'status'>(control, 5000, 'status');
+  assert.equal(status.ok ? status.value.runs.find((r) => r.runId === runId)?.machines['away']?.state : null, 'cancelled');
+  agent.close();
+});
+
+test('a machine that never comes back fails at its deadline, saying why', async () => {
+  const control = await t.control();
+  const agent = await t.agent('vanishing');
+  const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText: PLAN, machines: ['vanishing'] });
+  if (!started.ok) return assert.fail(JSON.stringify(started));
+  agent.close();
+  const failed = await updateWhere(control, started.value.runId, (r) => r.machines['vanishing']?.state === 'failed', 'the machine has failed');
+  assert.match(failed.machines['vanishing']?.message ?? '', /^agent vanishing has not been heard from since \S+; failed after the machine deadline of 2 s \(coordinator --machine-deadline\)$/);
+  await updateWhere(control, started.value.runId, (r) => r.state === 'failed', 'the run has failed');
+});
+
+test('an agent whose old connection went half-open takes over its name; one whose old connection answers is refused', async () => {
+  const proxy = await startTcpProxy(() => Number(new URL(t.url).port));
+  try {
+    const ghost = await t.agent('phoenix', { url: `http://127.0.0.1:${proxy.port}` });
+    proxy.freeze();
+    const reborn = await t.agent('phoenix');
+    const control = await t.control();
+    const status = await request<ControlToCoordinator, 'status'>(control, 5000, 'status');
+    assert.equal(status.ok ? status.value.agents.find((a) => a.name === 'phoenix')?.state : null, 'idle');
+    // The new connection is the one the coordinator talks to.
+    assert.deepEqual(await request<AgentToCoordinator, 'run:resume'>(reborn, 5000, 'run:resume', '20260101-000000-abcdef'), { ok: true, value: { runId: '20260101-000000-abcdef', next: {}, wanted: false } });
+    ghost.close();
+    await assert.rejects(t.agent('phoenix'), (error: Error & { data?: { code?: string } }) => {
+      assert.equal(error.data?.code, 'NAME_IN_USE');
+      assert.match(error.message, /an agent named "phoenix" is already connected to this coordinator/);
+      return true;
+    });
+    reborn.close();
+  } finally {
+    await proxy.close();
+  }
+});

@@ -1,0 +1,221 @@
+// The run lifecycle without processes or sockets: every legal transition, every illegal one
+// refused, state saved before it is announced, copies instead of live objects, reload from
+// disk (today's schema and the version-0 run.json of earlier coordinators), and the busy check
+// that claims machines in one step.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunSummary } from '../../shared/protocol/events.ts';
+import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
+import { RunStore } from '../../coordinator/run-store.ts';
+import { MACHINE_STATES, type MachineState } from '../../coordinator/run-schema.ts';
+
+let ids = 0;
+const newId = (): string => `20261201-000000-t${String(++ids).padStart(5, '0')}`;
+
+async function fresh(): Promise<{ store: RunStore; life: RunLifecycle; announced: RunSummary[]; onDisk: string[] }> {
+  const store = new RunStore(await mkdtemp(join(tmpdir(), 'benchfleet-life-')));
+  const announced: RunSummary[] = [];
+  const onDisk: string[] = [];
+  const life = new RunLifecycle(store, (run) => {
+    announced.push(run);
+    // What is announced must already be what run.json says: read it synchronously here.
+    onDisk.push((JSON.parse(readFileSyncText(join(store.runDir(run.runId), 'run.json'))) as { state: string }).state);
+  });
+  await life.load();
+  return { store, life, announced, onDisk };
+}
+
+const readFileSyncText = (path: string): string => readFileSync(path, 'utf8');
+
+async function running(life: RunLifecycle, machines = ['a', 'b']): Promise<string> {
+  const [run] = await life.createSeries('{}', 'f'.repeat(64), machines, 1, newId);
+  const runId = (run as RunSummary).runId;
+  await life.startAssigning(runId);
+  for (const m of machines) await life.machineStarted(runId, m);
+  await life.assignmentsAnswered(runId);
+  return runId;
+}
+
+test('a run goes queued, assigned, running, delivering, completed, saving each state before announcing it', async () => {
+  const { life, announced, onDisk } = await fresh();
+  const runId = await running(life);
+  await life.progress(runId, 'a', 3, 12);
+  await life.progress(runId, 'a', 12, 12);
+  assert.equal(life.get(runId).machines['a']?.state, 'delivering');
+  await life.machineFinished(runId, 'a', 'completed', null, { whole: 13 });
+  await life.machineFinished(runId, 'b', 'completed', null, { whole: 13 });
+  assert.equal(life.get(runId).state, 'delivering');
+  await life.finish(runId);
+  const final = life.get(runId);
+  assert.equal(final.state, 'completed');
+  assert.deepEqual(final.machines['a'], { state: 'completed', done: 12, total: 12, lines: { whole: 13 }, message: null });
+  assert.deepEqual(announced.map((r) => r.state), ['queued', 'assigned', 'assigned', 'assigned', 'running', 'running', 'running', 'running', 'delivering', 'completed']);
+  assert.deepEqual(onDisk, announced.map((r) => r.state), 'every announced state was on disk first');
+});
+
+test('every illegal machine transition is refused and changes nothing', async () => {
+  const { life } = await fresh();
+  const runId = await running(life, ['a']);
+  await life.machineFinished(runId, 'a', 'completed', null, {});
+  // From a terminal state nothing moves; the named methods that would move it are refused or no-ops.
+  await assert.rejects(life.assignmentRefused(runId, 'a', 'x'), { code: 'ILLEGAL_TRANSITION', message: `run ${runId}, machine a: cannot go from completed to failed` });
+  const before = life.get(runId);
+  await life.progress(runId, 'a', 1, 2);
+  await life.machineFinished(runId, 'a', 'failed', 'late', {});
+  await life.machineExpired(runId, 'a', 'gone');
+  assert.deepEqual(life.get(runId), before, 'an ended machine keeps its state whatever arrives late');
+  await assert.rejects(life.machineStarted('20991231-000000-nosuch', 'a'), { code: 'UNKNOWN_RUN' });
+  await assert.rejects(life.progress(runId, 'zz', 1, 2).then(() => life.assignmentRefused(runId, 'zz', 'x')), { code: 'UNKNOWN_MACHINE' });
+});
+
+test('the transition tables of machines and runs allow exactly the documented moves', async () => {
+  // Drive one machine into each state, then try every target through the generic mover.
+  const legal: Record<MachineState, MachineState[]> = {
+    queued: ['assigned', 'cancelled'],
+    assigned: ['running', 'failed', 'cancelled'],
+    running: ['delivering', 'completed', 'failed', 'cancelled'],
+    delivering: ['completed', 'failed', 'cancelled'],
+    completed: [],
+    failed: [],
+    cancelled: [],
+  };
+  const { life } = await fresh();
+  const mover = life as unknown as { moveMachine(run: unknown, machine: string, to: MachineState): void };
+  for (const from of MACHINE_STATES) {
+    for (const to of MACHINE_STATES) {
+      if (from === to) continue;
+      const run = { runId: 'r', machines: { a: { state: from, done: 0, total: 0, lines: {}, message: null, since: '' } } };
+      const attempt = (): void => mover.moveMachine.call(life, run, 'a', to);
+      if (legal[from].includes(to)) {
+        attempt();
+        assert.equal(run.machines.a.state, to);
+      } else assert.throws(attempt, { code: 'ILLEGAL_TRANSITION', message: `run r, machine a: cannot go from ${from} to ${to}` });
+    }
+  }
+  const runLegal: Record<MachineState, MachineState[]> = {
+    queued: ['assigned', 'delivering'],
+    assigned: ['running', 'delivering'],
+    running: ['delivering'],
+    delivering: ['completed', 'failed', 'cancelled'],
+    completed: [],
+    failed: [],
+    cancelled: [],
+  };
+  const runMover = life as unknown as { moveRun(run: unknown, to: MachineState): void };
+  for (const from of MACHINE_STATES) {
+    for (const to of MACHINE_STATES) {
+      if (from === to) continue;
+      const run = { runId: 'r', state: from };
+      const attempt = (): void => runMover.moveRun.call(life, run, to);
+      if (runLegal[from].includes(to)) {
+        attempt();
+        assert.equal(run.state, to);
+      } else assert.throws(attempt, { code: 'ILLEGAL_TRANSITION', message: `run r: cannot go from ${from} to ${to}` });
+    }
+  }
+  await assert.rejects(life.finish('20991231-000000-nosuch'), { code: 'UNKNOWN_RUN' });
+});
+
+test('finishing a run that is not delivering is refused', async () => {
+  const { life } = await fresh();
+  const runId = await running(life, ['a']);
+  await assert.rejects(life.finish(runId), { code: 'ILLEGAL_TRANSITION', message: `run ${runId}: cannot finish from running` });
+});
+
+test('a cancel is recorded as cancelled, also when the agent then reports a harness failure, and the queued runs behind it go too', async () => {
+  const { life } = await fresh();
+  const series = await life.createSeries('{}', 'f'.repeat(64), ['a'], 2, newId);
+  const [first, second] = series.map((r) => r.runId) as [string, string];
+  await life.startAssigning(first);
+  await life.machineStarted(first, 'a');
+  const changed = await life.cancel(first, 'cancelled by a control client');
+  assert.deepEqual(changed.map((r) => [r.runId, r.machines['a']?.state]), [[first, 'cancelled'], [second, 'cancelled']]);
+  assert.throws(() => life.checkWantsRecords(first, 'a'), { code: 'RUN_NOT_WANTED', message: `run ${first} takes no more records from a: it is cancelled (cancelled by a control client)` });
+  await life.machineFinished(first, 'a', 'failed', 'harness failed (SIGTERM)', {});
+  assert.equal(life.get(first).machines['a']?.state, 'cancelled');
+  assert.equal(life.get(first).state, 'delivering');
+  assert.equal((await life.finish(first)).state, 'cancelled');
+  assert.equal((await life.finish(second)).state, 'cancelled');
+});
+
+test('records are refused for completed, failed and cancelled machines and for queued runs', async () => {
+  const { life } = await fresh();
+  const runId = await running(life, ['a', 'b', 'c']);
+  life.checkWantsRecords(runId, 'a');
+  await life.machineFinished(runId, 'a', 'completed', null, {});
+  await life.machineExpired(runId, 'b', 'gone for 48 h');
+  assert.throws(() => life.checkWantsRecords(runId, 'a'), { code: 'RUN_NOT_WANTED' });
+  assert.throws(() => life.checkWantsRecords(runId, 'b'), { code: 'RUN_NOT_WANTED', message: /failed \(gone for 48 h\)/ });
+  assert.throws(() => life.checkWantsRecords(runId, 'nope'), { code: 'UNKNOWN_MACHINE' });
+  const [queued] = await life.createSeries('{}', 'f'.repeat(64), ['q'], 1, newId);
+  assert.throws(() => life.checkWantsRecords((queued as RunSummary).runId, 'q'), { code: 'RUN_NOT_WANTED' });
+});
+
+test('two simultaneous starts on one machine: exactly one wins, the other is told the machine is busy', async () => {
+  const { life } = await fresh();
+  const results = await Promise.allSettled([life.createSeries('{}', 'f'.repeat(64), ['a'], 1, newId), life.createSeries('{}', 'f'.repeat(64), ['a', 'b'], 1, newId)]);
+  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected']);
+  const refused = results[1] as PromiseRejectedResult;
+  assert.equal((refused.reason as { code: string }).code, 'MACHINE_BUSY');
+  assert.match((refused.reason as Error).message, /^busy machine: a \(run /);
+  assert.equal(life.list().length, 1, 'the loser made no run');
+  assert.notEqual(life.holder('a'), null);
+  assert.equal(life.holder('b'), null, 'the loser claimed nothing');
+});
+
+test('readers get copies: changing one does not change the run', async () => {
+  const { life } = await fresh();
+  const runId = await running(life, ['a']);
+  const copy = life.get(runId);
+  copy.state = 'completed';
+  (copy.machines['a'] as { state: string }).state = 'completed';
+  const listed = life.list()[0] as RunSummary;
+  listed.machines = {};
+  assert.equal(life.get(runId).state, 'running');
+  assert.equal(life.get(runId).machines['a']?.state, 'running');
+});
+
+test('a restarted coordinator reloads every run as it was saved', async () => {
+  const { store, life } = await fresh();
+  const runId = await running(life, ['a', 'b']);
+  await life.progress(runId, 'a', 5, 10);
+  await life.cancel(runId, 'stop');
+  const again = new RunLifecycle(store, () => undefined);
+  await again.load();
+  assert.deepEqual(again.get(runId), life.get(runId));
+  assert.equal((JSON.parse(await readFile(join(store.runDir(runId), 'run.json'), 'utf8')) as { schema: number }).schema, 1);
+});
+
+test('a version-0 run.json (before the lifecycle) still loads, and a broken one is named and skipped', async () => {
+  const { store } = await fresh();
+  const v0 = (runId: string, state: string, machines: Record<string, object>): object => ({ runId, state, after: null, createdAt: '2026-11-30T03:15:02.000Z', planSha256: 'a'.repeat(64), machines });
+  const files: Record<string, object | string> = {
+    '20261130-031502-aaaaaa': v0('20261130-031502-aaaaaa', 'completed', { ryzen: { state: 'completed', done: 42, total: 42, lines: { whole: 43 }, message: null } }),
+    '20261130-031502-bbbbbb': v0('20261130-031502-bbbbbb', 'running', { ryzen: { state: 'running', done: 1, total: 42, lines: {}, message: null }, m2: { state: 'failed', done: 0, total: 0, lines: {}, message: 'assignment refused' } }),
+    '20261130-031502-cccccc': v0('20261130-031502-cccccc', 'queued', { ryzen: { state: 'assigned', done: 0, total: 0, lines: {}, message: null } }),
+    '20261130-031502-dddddd': v0('20261130-031502-dddddd', 'running', { ryzen: { state: 'completed', done: 1, total: 1, lines: {}, message: null } }),
+    '20261130-031502-eeeeee': '{ "runId": "20261130-031502-eeeeee", "state": "exploded"',
+    '20261130-031502-ffffff': v0('20261130-031502-ffffff', 'sideways', {}),
+  };
+  for (const [runId, content] of Object.entries(files)) {
+    await mkdir(store.runDir(runId), { recursive: true });
+    await writeFile(join(store.runDir(runId), 'run.json'), typeof content === 'string' ? content : JSON.stringify(content));
+  }
+  const life = new RunLifecycle(store, () => undefined);
+  const skipped: string[] = [];
+  await life.load((runId, problem) => skipped.push(`${runId}: ${problem}`));
+  assert.equal(life.get('20261130-031502-aaaaaa').state, 'completed');
+  assert.deepEqual(life.get('20261130-031502-aaaaaa').machines['ryzen'], { state: 'completed', done: 42, total: 42, lines: { whole: 43 }, message: null });
+  assert.equal(life.get('20261130-031502-bbbbbb').state, 'running');
+  assert.equal(life.get('20261130-031502-cccccc').machines['ryzen']?.state, 'queued', 'machines of a queued version-0 run are queued');
+  assert.equal(life.get('20261130-031502-dddddd').state, 'delivering', 'a version-0 run whose machines all ended is due for finalizing');
+  assert.equal(life.has('20261130-031502-eeeeee'), false);
+  assert.deepEqual(skipped, [`20261130-031502-ffffff: ${join(store.runDir('20261130-031502-ffffff'), 'run.json')}.state: must be one of queued, assigned, running, delivering, completed, failed, cancelled`]);
+  // It goes on from there under the new schema.
+  await life.machineFinished('20261130-031502-bbbbbb', 'ryzen', 'completed', null, { whole: 43 });
+  assert.equal(life.get('20261130-031502-bbbbbb').state, 'delivering');
+});

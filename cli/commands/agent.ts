@@ -21,6 +21,9 @@ interface Args extends IsolationArgs {
   'fatal-exit-code': number;
 }
 
+/** Refusals of the handshake that retrying cannot fix. */
+const REFUSED_FOR_GOOD: ReadonlySet<string> = new Set(['AUTH_FAILED', 'FORBIDDEN', 'NAME_IN_USE', 'MACHINE_NAME_INVALID', 'PROTOCOL']);
+
 export const agentCommand: CommandModule<object, Args> = {
   command: 'agent',
   describe: 'Run plans from a coordinator on this machine and stream the samples back',
@@ -64,8 +67,9 @@ export const agentCommand: CommandModule<object, Args> = {
       await agent.run();
     } catch (error) {
       // A refusal for good ends with its own exit code, so that launchd/systemd do not respawn it in a loop.
-      if (isBenchfleetError(error) && error.code === 'AUTH_FAILED') {
-        throw new BenchfleetError('AUTH_FAILED', `${error.message} (not retrying; exit code ${fatalExit})`, { cause: error, exitCode: fatalExit });
+      // The coordinator's refusals carry their own codes (wrong token, wrong role, name in use, bad name, protocol).
+      if (isBenchfleetError(error) && REFUSED_FOR_GOOD.has(error.code)) {
+        throw new BenchfleetError(error.code, `${error.message} (not retrying; exit code ${fatalExit})`, { cause: error, exitCode: fatalExit });
       }
       throw error;
     }

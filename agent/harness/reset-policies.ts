@@ -102,16 +102,24 @@ class CheckpointReset implements Resetter {
 }
 
 /**
- * Finds the first marked card of each run with Buffer.indexOf (memchr, one call per run), and
- * the run's end in a JS loop that clears the run's bytes as it goes (runs are short, and a call
- * per run edge and per fill cost twice as much here). Runs are widened to whole pages of the
+ * Finds the first marked card of each run in a JS loop over the next GAP_SCAN bytes, else with
+ * Buffer.indexOf (memchr), and the run's end in a JS loop that clears the run's bytes as it
+ * goes: runs and the gaps between them are mostly short, and a native call per run edge and
+ * per fill cost twice as much here. Views of the source are kept per run, as `pages` keeps its
+ * learned ones (a memo of subarrays, not of which pages are dirty: every reset reads the map). Runs are widened to whole pages of the
  * plan's page size (a card is 1 KiB, the smallest page size) and adjacent runs are merged, so
  * each run of pages is one copy. The whole map is read before anything is copied: the map lives
  * in the arena, and a page copied back from the snapshot may hold it (and would zero the marks
  * not yet read).
  */
+/** Bytes of the map scanned in JS after a run before a memchr call takes over. */
+const GAP_SCAN = 64;
+/** Most source views a tracked reset keeps (a run is keyed by its start and end card). */
+const MAX_VIEWS = 4096;
+
 class TrackedReset implements Resetter {
   readonly policy = 'tracked';
+  private readonly views = new Map<number, Uint8Array>();
   private readonly source: ResetSource;
   /** Cards per page, a power of two. */
   private readonly cardsPerPage: number;
@@ -140,7 +148,9 @@ class TrackedReset implements Resetter {
         runs[n++] = start;
         runs[n++] = end;
       }
-      i = j < cards ? map.indexOf(1, j) : -1;
+      const near = Math.min(j + GAP_SCAN, cards);
+      while (j < near && map[j] === 0) j++;
+      i = j < near ? j : near < cards ? map.indexOf(1, near) : -1;
     }
     const { arena } = context;
     const from = this.source.arena;
@@ -148,7 +158,13 @@ class TrackedReset implements Resetter {
     for (let r = 0; r < n; r += 2) {
       const start = runs[r] as number;
       const end = runs[r + 1] as number;
-      arena.set(from.subarray(start << CARD_SHIFT, end << CARD_SHIFT), start << CARD_SHIFT);
+      const key = start * (DIRTY_MAP_BYTES + 1) + end;
+      let view = this.views.get(key);
+      if (!view) {
+        view = from.subarray(start << CARD_SHIFT, end << CARD_SHIFT);
+        if (this.views.size < MAX_VIEWS) this.views.set(key, view);
+      }
+      arena.set(view, start << CARD_SHIFT);
       copied += end - start;
     }
     this.pages = copied / this.cardsPerPage;

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { buildReportFromResults, renderReport, type ReportFormat } from '../../shared/analysis/report.ts';
+import type { Report } from '../../shared/analysis/report-types.ts';
 import { reportsForEveryArm } from '../../shared/analysis/report-arms.ts';
 import { loadResults } from '../../shared/analysis/result-folders.ts';
 import { writeFileAtomic } from '../../shared/atomic-file.ts';
@@ -44,6 +45,7 @@ export const reportCommand: CommandModule<object, Args> = {
       .epilogue(`Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} a --fail-on gate tripped.`),
   handler: async (args) => {
     const results = await loadResults(args.dirs);
+    let report;
     if (args.html !== undefined) {
       if (args.html === '') throw new BenchfleetError('USAGE', '--html needs a file name');
       // Every arm, for the page's arm selector; --arm chooses the one shown first.
@@ -52,14 +54,16 @@ export const reportCommand: CommandModule<object, Args> = {
         const first = buildReportFromResults(results, args.arm);
         reports = [first, ...reports.filter((r) => r.arm !== first.arm)];
       }
+      report = reports[0] as Report;
       const html = await renderHtmlReport(await reportTitle(args.dirs), reports);
       await writeFileAtomic(resolve(args.html), html);
       printLine(`benchfleet: wrote ${args.html} (${Math.round(Buffer.byteLength(html) / 1024)} KiB, self-contained)`);
-      return;
+    } else {
+      const format = chooseFormat(args, process.stdout.isTTY === true);
+      report = buildReportFromResults(results, args.arm);
+      process.stdout.write(renderReport(report, format, { intervals: args.intervals }));
     }
-    const format = chooseFormat(args, process.stdout.isTTY === true);
-    const report = buildReportFromResults(results, args.arm);
-    process.stdout.write(renderReport(report, format, { intervals: args.intervals }));
+    // The gate counts every summary's failed samples, whichever arm is shown.
     if (args['fail-on'].includes('failures') && report.failedSamples > 0) {
       process.stderr.write(`report: --fail-on failures: ${report.failedSamples} sample${report.failedSamples === 1 ? '' : 's'} failed a check\n`);
       process.exitCode = EXIT_GATE;

@@ -1,0 +1,62 @@
+// The dashboard's HTTP rules without a browser: a one-time login link logs in once and only
+// ever sends the browser to a page of the dashboard, sessions end at logout, downloads are the
+// manifest's files only, and a comparison is refused for runs of different plans and computed
+// once per set of runs (the same answer whatever the order they are named in).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tokenChecker } from '../../coordinator/auth.ts';
+import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
+import { SESSION_COOKIE } from '../../coordinator/dashboard/sessions.ts';
+import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { writeFinishedRun } from '../helpers/stored-runs.ts';
+
+const SMALL = { machines: ['ryzen'], policies: ['pages' as const], kernels: ['sha256', 'crc32'], arms: ['native', 'taskpool-8-batched'], rounds: 3 };
+
+test('one-time links, sessions, downloads and comparisons follow the dashboard\'s rules', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bf-dashboard-http-'));
+  const a = await writeFinishedRun(dataDir, { ...SMALL, planName: 'plan one', seed: 1 });
+  const b = await writeFinishedRun(dataDir, { ...SMALL, planName: 'plan one', seed: 2, shift: 0.05 });
+  const other = await writeFinishedRun(dataDir, { ...SMALL, planName: 'plan two', seed: 3 });
+  const fleet = await startTestCoordinator({ dataDir });
+  const dashboard = await startDashboard(fleet.coordinator, { host: '127.0.0.1', port: 0 }, tokenChecker(fleet.token));
+  try {
+    const link = new URL(dashboard.oneTimeLoginUrl(`/runs/${a}`));
+    const first = await fetch(link, { redirect: 'manual' });
+    assert.equal(first.status, 303);
+    assert.equal(first.headers.get('location'), `/runs/${a}`);
+    const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    assert.match(cookie, new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{43}$`));
+    assert.equal((await fetch(link, { redirect: 'manual' })).status, 401, 'a one-time link works once');
+
+    for (const next of ['//evil.example/', 'https://evil.example/', '/api/runs', '/login']) {
+      const elsewhere = new URL(dashboard.oneTimeLoginUrl(next));
+      const answer = await fetch(elsewhere, { redirect: 'manual' });
+      assert.equal(answer.headers.get('location'), '/fleet', `next=${next} stays in the dashboard`);
+    }
+
+    const get = (path: string): Promise<Response> => fetch(`${dashboard.url}${path}`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal((await get(`/api/runs/${a}/files/ryzen/pages.jsonl`)).status, 200);
+    assert.equal((await get(`/api/runs/${a}/files/run.json`)).status, 404, 'run.json is state, not an artifact');
+    assert.equal((await get(`/api/runs/nope/files/plan.json`)).status, 404);
+
+    const mixed = await get(`/api/compare?runs=${a},${other}`);
+    assert.equal(mixed.status, 400);
+    assert.match(((await mixed.json()) as { error: string }).error, /different plans/);
+    assert.equal((await get('/api/compare?runs=')).status, 400);
+    assert.equal((await get('/api/compare?runs=no-such-run')).status, 404);
+    const ab = await (await get(`/api/compare?runs=${a},${b}`)).text();
+    const ba = await (await get(`/api/compare?runs=${b},${a}`)).text();
+    assert.equal(ba, ab, 'one comparison per set of runs');
+    assert.deepEqual((JSON.parse(ab) as { runs: string[] }).runs, [a, b].sort());
+
+    const out = await fetch(`${dashboard.url}/logout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
+    assert.equal(out.status, 303);
+    assert.equal((await get('/api/runs')).status, 401, 'the session ended at logout');
+  } finally {
+    await dashboard.close();
+    await fleet.close();
+  }
+});

@@ -117,3 +117,20 @@ test('an agent whose old connection went half-open takes over its name; one whos
     await proxy.close();
   }
 });
+
+test('status shows the load and last-seen time of the latest heartbeat, not the handshake', async () => {
+  const agent = await t.agent('beating');
+  const control = await t.control();
+  const before = await request<ControlToCoordinator, 'status'>(control, 5000, 'status');
+  const handshake = before.ok ? before.value.agents.find((a) => a.name === 'beating') : undefined;
+  assert.ok(handshake);
+  agent.emit('agent:heartbeat', { loadAverage: [7.25, 3.5, 1.125] });
+  // A request on the same connection is handled after the heartbeat: then status must show it.
+  await request<AgentToCoordinator, 'run:resume'>(agent, 5000, 'run:resume', '20260101-000000-abcdef');
+  const after = await request<ControlToCoordinator, 'status'>(control, 5000, 'status');
+  const beat = after.ok ? after.value.agents.find((a) => a.name === 'beating') : undefined;
+  assert.deepEqual(beat?.load, [7.25, 3.5, 1.125]);
+  assert.deepEqual(beat?.facts.loadAverage, handshake.facts.loadAverage, 'the handshake facts stay as they were');
+  assert.ok(Date.parse(beat?.lastSeen ?? '') >= Date.parse(handshake.lastSeen));
+  agent.close();
+});

@@ -70,6 +70,8 @@ test('a coordinator and two agents complete a small run with identical plans, su
   for (const machine of ['local-a', 'local-b']) {
     for (const policy of SMALL_PLAN.policies) assert.equal(sha256(await readFile(join(out, machine, `${policy}.jsonl`))), sha256(await readFile(join(runDir, machine, `${policy}.jsonl`))));
   }
+  // Debug logs of the coordinator and both agents (BENCHFLEET_LOG=debug) never show the token.
+  for (const log of ['coordinator.log', 'agent-local-a.log', 'agent-local-b.log']) assert.equal((await readFile(join(fleet.dir, log), 'utf8')).includes(fleet.token), false, `${log} shows the token`);
   // Only listed files are served: nothing outside the run folder, however the path is spelled.
   const target = { url: fleet.url, token: fleet.token };
   for (const path of ['..%2F..%2Fagents.json', '%2e%2e/%2e%2e/agents.json', 'local-a/..%2F..%2F..%2Fagents.json', 'local-a%2F..%2Frun.json.tmp', '.%2Fplan.json']) {

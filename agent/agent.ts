@@ -238,7 +238,7 @@ export class Agent {
         };
         void Promise.race([run.streamer.flush(), new Promise((r) => setTimeout(r, QUIET_WINDOW_MS - 50))]).then(resume, resume);
       } else if (message.type === 'progress') {
-        if (this.socket?.connected) this.socket.emit('run:progress', { runId, done: message.done, total: message.total });
+        if (this.socket?.connected) this.socket.emit('run:progress', { runId, done: message.done, total: message.total, ...(message.waiting ? { waiting: message.waiting } : {}) });
       } else {
         outcome = message;
       }

@@ -15,8 +15,9 @@ import { runCommand } from './commands/run.ts';
 import { statusCommand } from './commands/status.ts';
 import { resultsCommand } from './commands/results.ts';
 import { cancelCommand } from './commands/cancel.ts';
+import { followCommand } from './commands/follow.ts';
 import { demoCommand } from './commands/demo.ts';
 
 // yargs' CommandModule is generic over each command's own argument shape; the list only hands
 // them to yargs, which parses and checks each command's arguments itself.
-export const commands = [buildCorpusCommand, buildWebCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, coordinatorCommand, agentCommand, runCommand, statusCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];
+export const commands = [buildCorpusCommand, buildWebCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, coordinatorCommand, agentCommand, runCommand, followCommand, statusCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];

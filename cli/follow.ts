@@ -1,11 +1,14 @@
-// Following a run live: per-machine progress (bars redrawn in place on a terminal, a line per
-// change of state or tenth of progress otherwise), ending with the run's report.
-import { BenchfleetError } from '../shared/errors.ts';
-import type { RunSummary } from '../shared/protocol/events.ts';
+// Following a run live until its report: per-machine progress on a ProgressDisplay, and through
+// a coordinator restart or a network hiccup: when the connection drops, it says so, connects
+// again (for at most `reconnectForMs`) and asks for the run anew; a run that ended meanwhile
+// is answered with its report at once.
+import { setTimeout as delay } from 'node:timers/promises';
+import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import type { ControlToCoordinator, RunSummary } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
-import type { ControlToCoordinator } from '../shared/protocol/events.ts';
 import type { ControlSocket } from './control-client.ts';
 import { unwrap } from './control-client.ts';
+import { formatDuration, ProgressDisplay } from './progress-display.ts';
 
 export interface FollowResult {
   run: RunSummary;
@@ -13,64 +16,102 @@ export interface FollowResult {
   dir: string;
 }
 
-function bar(done: number, total: number, width = 24): string {
-  const fraction = total > 0 ? Math.min(1, done / total) : 0;
-  const filled = Math.round(fraction * width);
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round(fraction * 100)).padStart(3)}%`;
+export interface FollowOptions {
+  display?: ProgressDisplay;
+  /** How long to keep trying to reconnect after the connection drops (default 10 min). */
+  reconnectForMs?: number;
 }
 
-export async function followRun(socket: ControlSocket, runId: string, out: NodeJS.WriteStream = process.stderr): Promise<FollowResult> {
-  const tty = out.isTTY;
-  let drawn = 0;
-  const lastTenth = new Map<string, string>();
-  const render = (run: RunSummary): void => {
-    const machines = Object.entries(run.machines);
-    if (tty) {
-      if (drawn > 0) out.write(`\x1b[${drawn}A`);
-      for (const [name, m] of machines) out.write(`\x1b[2K  ${name.padEnd(16)} ${bar(m.done, m.total)} ${m.done}/${m.total} ${m.state}${m.message ? ` (${m.message})` : ''}\n`);
-      drawn = machines.length;
-      return;
-    }
-    for (const [name, m] of machines) {
-      const key = `${m.state}:${m.total > 0 ? Math.floor((10 * m.done) / m.total) : 0}`;
-      if (lastTenth.get(name) === key) continue;
-      lastTenth.set(name, key);
-      out.write(`${name}: ${m.state} ${m.done}/${m.total} samples${m.message ? ` (${m.message})` : ''}\n`);
-    }
-  };
+export const DEFAULT_RECONNECT_MS = 10 * 60_000;
+
+type Attempt = { kind: 'report'; result: FollowResult } | { kind: 'lost'; reason: string };
+
+/** One connection's worth of following: ends with the report, or with the connection lost. */
+async function followOnce(socket: ControlSocket, runId: string, display: ProgressDisplay): Promise<Attempt> {
   let latest: RunSummary | null = null;
   const onUpdate = (run: RunSummary): void => {
     if (run.runId !== runId) return;
     latest = run;
-    render(run);
+    display.render(run);
   };
   let onReport: (report: { runId: string; markdown: string; dir: string }) => void = () => undefined;
-  let onDisconnect: () => void = () => undefined;
-  const finished = new Promise<FollowResult>((resolve, reject) => {
+  let onDisconnect: (reason: string) => void = () => undefined;
+  const ended = new Promise<Attempt>((resolve, reject) => {
     onReport = (report) => {
       if (report.runId !== runId) return;
       void request<ControlToCoordinator, 'status'>(socket, 10_000, 'status')
         .then((s) => {
           const run = unwrap(s).runs.find((r) => r.runId === runId) ?? latest;
-          if (!run) throw new Error(`run ${runId} vanished from the coordinator`);
-          render(run);
-          resolve({ run, markdown: report.markdown, dir: report.dir });
+          if (!run) throw new BenchfleetError('UNKNOWN_RUN', `run ${runId} vanished from the coordinator`);
+          display.render(run);
+          resolve({ kind: 'report', result: { run, markdown: report.markdown, dir: report.dir } });
         })
-        .catch(reject);
+        .catch((error: unknown) => (socket.connected ? reject(error instanceof Error ? error : new Error(String(error))) : resolve({ kind: 'lost', reason: errorMessage(error) })));
     };
-    onDisconnect = () => reject(new BenchfleetError('CONNECTION', 'lost the connection to the coordinator while following; `benchfleet status` shows where the run stands'));
+    onDisconnect = (reason) => resolve({ kind: 'lost', reason });
   });
   socket.on('run:update', onUpdate);
   socket.on('run:report', onReport);
   socket.on('disconnect', onDisconnect);
-  const current = unwrap(await request<ControlToCoordinator, 'run:follow'>(socket, 10_000, 'run:follow', runId));
-  render(current);
   try {
-    return await finished;
+    let current: RunSummary;
+    try {
+      current = unwrap(await request<ControlToCoordinator, 'run:follow'>(socket, 10_000, 'run:follow', runId));
+    } catch (error) {
+      if (!socket.connected) return { kind: 'lost', reason: errorMessage(error) };
+      throw error;
+    }
+    latest = current;
+    display.render(current);
+    return await ended;
   } finally {
-    // A series is followed run after run on one connection: leave no listener behind.
     socket.off('run:update', onUpdate);
     socket.off('run:report', onReport);
     socket.off('disconnect', onDisconnect);
+  }
+}
+
+/**
+ * Follow `runId` until its report, reconnecting through `connect` after any drop. Rejects when
+ * the coordinator refuses (an unknown run) or stays unreachable for `reconnectForMs`.
+ */
+export async function followRun(connect: () => Promise<ControlSocket>, runId: string, options: FollowOptions = {}): Promise<FollowResult> {
+  const display = options.display ?? new ProgressDisplay(process.stderr);
+  const reconnectForMs = options.reconnectForMs ?? DEFAULT_RECONNECT_MS;
+  let socket = await connect();
+  try {
+    for (;;) {
+      const attempt = await followOnce(socket, runId, display);
+      if (attempt.kind === 'report') {
+        display.finish();
+        return attempt.result;
+      }
+      socket.close();
+      display.printAbove(`lost the connection to the coordinator (${attempt.reason}); reconnecting for up to ${formatDuration(reconnectForMs / 1000)}`);
+      socket = await reconnect(connect, runId, reconnectForMs);
+      display.printAbove('reconnected; following again');
+    }
+  } finally {
+    socket.close();
+  }
+}
+
+async function reconnect(connect: () => Promise<ControlSocket>, runId: string, reconnectForMs: number): Promise<ControlSocket> {
+  const deadline = Date.now() + reconnectForMs;
+  let wait = 250;
+  let last: string | undefined;
+  for (;;) {
+    try {
+      return await connect();
+    } catch (error) {
+      // A refusal (token, protocol) will not change by retrying.
+      if (error instanceof BenchfleetError && error.code === 'AUTH_FAILED') throw error;
+      last = errorMessage(error);
+    }
+    if (Date.now() + wait > deadline) {
+      throw new BenchfleetError('CONNECTION', `could not reconnect to the coordinator within ${formatDuration(reconnectForMs / 1000)} (${last ?? 'no attempt'}); \`benchfleet follow ${runId}\` re-attaches once it is back`);
+    }
+    await delay(wait);
+    wait = Math.min(wait * 2, 5000);
   }
 }

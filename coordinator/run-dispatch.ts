@@ -165,7 +165,7 @@ export class RunDispatch {
 
   async progress(machine: string, raw: unknown): Promise<void> {
     const p = validateProgress(raw);
-    if (this.lifecycle.has(p.runId)) await this.lifecycle.progress(p.runId, machine, p.done, p.total);
+    if (this.lifecycle.has(p.runId)) await this.lifecycle.progress(p.runId, machine, p.done, p.total, p.waiting ?? null);
   }
 
   /** Where the coordinator's copy of `machine`'s run stands; a cancelled machine is told to stop. */

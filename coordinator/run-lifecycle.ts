@@ -36,9 +36,13 @@ export type Announce = (run: RunSummary) => void;
 
 export type FinishStatus = 'completed' | 'failed' | 'cancelled';
 
-function copy(run: StoredRun): RunSummary {
+/** `waiting`: why machines of the run wait before measuring (held in memory only, never stored). */
+function copy(run: StoredRun, waiting?: ReadonlyMap<string, string>): RunSummary {
   const machines: RunSummary['machines'] = {};
-  for (const [name, m] of Object.entries(run.machines)) machines[name] = { state: m.state, done: m.done, total: m.total, lines: { ...m.lines }, message: m.message };
+  for (const [name, m] of Object.entries(run.machines)) {
+    const why = isTerminal(m.state) ? undefined : waiting?.get(name);
+    machines[name] = { state: m.state, done: m.done, total: m.total, lines: { ...m.lines }, message: m.message, ...(why ? { waiting: why } : {}) };
+  }
   return { runId: run.runId, state: run.state, after: run.after, createdAt: run.createdAt, planSha256: run.planSha256, cancelledAt: run.cancelledAt, machines };
 }
 
@@ -51,6 +55,8 @@ export class RunLifecycle {
   /** Machines claimed by runs being created (their folders not yet written). */
   private readonly claims = new Map<string, string>();
   private readonly now: () => Date;
+  /** Per run, per machine: why it waits before measuring (the latest progress's `waiting`). */
+  private readonly waiting = new Map<string, Map<string, string>>();
 
   constructor(store: RunStore, announce: Announce, now: () => Date = () => new Date()) {
     this.store = store;
@@ -72,7 +78,7 @@ export class RunLifecycle {
   }
 
   list(): RunSummary[] {
-    return [...this.runs.values()].sort((a, b) => a.runId.localeCompare(b.runId)).map(copy);
+    return [...this.runs.values()].sort((a, b) => a.runId.localeCompare(b.runId)).map((run) => this.summary(run));
   }
 
   has(runId: string): boolean {
@@ -80,7 +86,7 @@ export class RunLifecycle {
   }
 
   get(runId: string): RunSummary {
-    return copy(this.stored(runId));
+    return this.summary(this.stored(runId));
   }
 
   private stored(runId: string): StoredRun {
@@ -142,14 +148,18 @@ export class RunLifecycle {
         created.push(stored);
       }
       for (const run of created) this.runs.set(run.runId, run);
-      for (const run of created) this.announce(copy(run));
-      return created.map(copy);
+      for (const run of created) this.announce(this.summary(run));
+      return created.map((run) => this.summary(run));
     } finally {
       for (const m of machines) if (this.claims.get(m) === runIds[0]) this.claims.delete(m);
     }
   }
 
   /** Apply `change` to a private copy of the run, check it, save it, then make it current and announce it. */
+  private summary(run: StoredRun): RunSummary {
+    return copy(run, this.waiting.get(run.runId));
+  }
+
   private change(runId: string, change: (run: StoredRun) => boolean): Promise<RunSummary> {
     const previous = this.chains.get(runId) ?? Promise.resolve();
     const task = previous
@@ -157,12 +167,12 @@ export class RunLifecycle {
       .then(async () => {
         const current = this.stored(runId);
         const next = structuredClone(current);
-        if (!change(next)) return copy(current);
+        if (!change(next)) return this.summary(current);
         this.settleRun(next);
         await this.store.saveRun(next);
         // A later change of the same run waits for this one, so the map only moves forward.
         this.runs.set(runId, next);
-        const summary = copy(next);
+        const summary = this.summary(next);
         this.announce(summary);
         return summary;
       });
@@ -229,10 +239,13 @@ export class RunLifecycle {
   }
 
   /** Progress of one machine; all samples taken moves it to delivering. Ignored once the machine has ended. */
-  progress(runId: string, machine: string, done: number, total: number): Promise<RunSummary> {
+  progress(runId: string, machine: string, done: number, total: number, waiting: string | null = null): Promise<RunSummary> {
     return this.change(runId, (run) => {
       const m = run.machines[machine];
       if (!m || isTerminal(m.state) || m.state === 'queued') return false;
+      const reasons = this.waiting.get(runId) ?? new Map<string, string>();
+      if (waiting) this.waiting.set(runId, reasons.set(machine, waiting));
+      else reasons.delete(machine);
       if (m.state === 'assigned') this.moveMachine(run, machine, 'running');
       m.done = done;
       m.total = total;

@@ -18,6 +18,8 @@ export interface HarnessProgressEvent {
   type: 'progress';
   done: number;
   total: number;
+  /** Set while the harness waits before it starts: why (the timing lock's holder, the load average). */
+  waiting?: string;
 }
 
 /** The run finished; `samples` records were written over all policies. */
@@ -63,7 +65,7 @@ export function isHarnessEvent(value: unknown): value is HarnessEvent {
     case 'record':
       return isPolicy(m['policy']) && isCount(m['seq']) && typeof m['line'] === 'string';
     case 'progress':
-      return isCount(m['done']) && isCount(m['total']);
+      return isCount(m['done']) && isCount(m['total']) && (m['waiting'] === undefined || typeof m['waiting'] === 'string');
     case 'done':
       return isCount(m['samples']);
     case 'failed':

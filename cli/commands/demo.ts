@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { CommandModule } from 'yargs';
 import { Coordinator } from '../../coordinator/server.ts';
@@ -20,6 +21,7 @@ import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printLine } from '../output.ts';
 import { parseListen } from '../listen-address.ts';
+import { ProgressDisplay } from '../progress-display.ts';
 
 const DEMO_PLAN = fileURLToPath(new URL('../../deploy/plans/demo.json', import.meta.url));
 const MACHINES = ['local-a', 'local-b'];
@@ -45,11 +47,14 @@ export const demoCommand: CommandModule<object, Args> = {
     const dashboard = await startDashboard(coordinator, parseListen(args.dashboard, '--dashboard'), tokenChecker(token));
     printLine(`dashboard on ${dashboard.url}/ ; open this one-time login link: ${dashboard.oneTimeLoginUrl()}`);
     const env = { ...process.env, BENCHFLEET_TOKEN: token };
+    // The agents' lines go above the progress bars, never into them.
+    const display = new ProgressDisplay(process.stdout);
     const agents: ChildProcess[] = MACHINES.map((name) => {
       const child = spawn(process.execPath, [...childExecArgv(), BENCHFLEET_BIN, 'agent', '--coordinator', url, '--name', name, '--state', join(dataDir, 'agents', name)], {
         env,
-        stdio: ['ignore', 'inherit', 'inherit'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
+      for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => display.printAbove(line));
       return child;
     });
     let socket: ControlSocket | null = null;
@@ -82,7 +87,7 @@ export const demoCommand: CommandModule<object, Args> = {
       const planText = await readFile(args.plan, 'utf8');
       const started = unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 60_000, 'run:start', { planText, machines: MACHINES }));
       printLine(`run ${started.runId}: ${args.plan === DEMO_PLAN ? 'deploy/plans/demo.json' : args.plan} on ${MACHINES.join(' and ')} (one machine at a time: they share this machine's timing lock)`);
-      const result = await followRun(socket, started.runId, process.stdout);
+      const result = await followRun(() => connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token }), started.runId, { display });
       printLine();
       printLine(result.markdown.trimEnd());
       printLine();

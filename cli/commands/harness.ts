@@ -148,7 +148,10 @@ async function runHere(args: Args): Promise<void> {
     what: `harness --plan ${args.plan}`,
     file: timingLockFile(process.env, args['lock-file']),
     limitSeconds: args['lock-wait'],
-    onWait: (wait) => process.stderr.write(`${describeLockWait(wait, true)}\n`),
+    onWait: (wait) => {
+      process.stderr.write(`${describeLockWait(wait, true)}\n`);
+      void sendEvent({ type: 'progress', done: 0, total: 0, waiting: describeLockWait(wait, true) });
+    },
   });
   const awake = preventSleep();
   let loadWait: LoadWait | undefined;
@@ -157,7 +160,11 @@ async function runHere(args: Args): Promise<void> {
     loadWait = await waitForLoad({
       maxLoad: args['max-load'],
       limitSeconds: args['max-load-wait'],
-      onWait: (load) => process.stderr.write(`waiting for the 1-minute load average (${load.toFixed(2)}) to fall below ${args['max-load']} (at most ${args['max-load-wait']} s)\n`),
+      onWait: (load) => {
+        const why = `waiting for the 1-minute load average (${load.toFixed(2)}) to fall below ${args['max-load']} (at most ${args['max-load-wait']} s)`;
+        process.stderr.write(`${why}\n`);
+        void sendEvent({ type: 'progress', done: 0, total: 0, waiting: why });
+      },
     });
     if (loadWait.timedOut) process.stderr.write(`${describeLoadWait(loadWait)} (recorded in the environment rows)\n`);
   }

@@ -5,24 +5,25 @@ import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { readInputFile } from '../read-input.ts';
 import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
 import { followRun } from '../follow.ts';
+import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from './follow.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printJson, printLine } from '../output.ts';
 
-interface Args extends ConnectionArgs { plan: string; machines: string; runs: number; follow: boolean; json: boolean }
+interface Args extends ConnectionArgs, ReconnectArgs { plan: string; machines: string; runs: number; follow: boolean; json: boolean }
 
 export const runCommand: CommandModule<object, Args> = {
   command: 'run <plan>',
   describe: 'Send one plan to several machines as one run; prints the run id',
   builder: (y) =>
-    connectionOptions(
+    reconnectOption(connectionOptions(
       y
         .positional('plan', { type: 'string', demandOption: true, describe: 'Plan file (JSON, docs/plan.md)' })
         .option('machines', { type: 'string', demandOption: true, describe: 'Comma-separated agent names, e.g. ryzen,m2pro' })
         .option('runs', { type: 'number', default: 1, describe: 'Schedule this many runs back to back (to measure run-to-run variation; see `benchfleet compare`)' })
         .option('follow', { type: 'boolean', default: false, describe: 'Show live progress per machine and end with the report' })
         .option('json', { type: 'boolean', default: false, describe: 'Print { runId, planSha256 } (with --follow: also the final state and report)' }),
-    )
+    ))
       .example('$0 run deploy/plans/study.json --machines ryzen,m2pro --follow', 'the study on two machines')
       .example('$0 run deploy/plans/demo.json --machines ryzen --runs 5', 'five back-to-back runs, then `benchfleet compare` them'),
   handler: async (args) => {
@@ -35,31 +36,28 @@ export const runCommand: CommandModule<object, Args> = {
     const machines = args.machines.split(',').map((m) => m.trim()).filter(Boolean);
     if (machines.length === 0) throw new BenchfleetError('USAGE', '--machines names no machine');
     if (!Number.isInteger(args.runs) || args.runs < 1 || args.runs > 100) throw new BenchfleetError('USAGE', `--runs must be a whole number from 1 to 100, got ${args.runs}`);
+    const reconnectForMs = reconnectMs(args);
     const socket = await connectControl(args);
+    let started: { runId: string; runIds: string[]; planSha256: string };
     try {
-      const started = unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 60_000, 'run:start', { planText: text, machines, runs: args.runs }));
-      if (!args.follow) {
-        if (args.json) printJson(started);
-        else printLine(started.runIds.join('\n'));
-        return;
-      }
-      const followed = [];
-      for (const [i, runId] of started.runIds.entries()) {
-        if (!args.json) printLine(`run ${runId}${started.runIds.length > 1 ? ` (${i + 1} of ${started.runIds.length})` : ''} (plan ${started.planSha256.slice(0, 12)}) on ${machines.join(', ')}`);
-        const result = await followRun(socket, runId);
-        followed.push({ runId, state: result.run.state, machines: result.run.machines, dir: result.dir, report: result.markdown });
-        if (!args.json) {
-          printLine();
-          printLine(result.markdown.trimEnd());
-          printLine();
-          printLine(`run ${runId}: ${result.run.state}; files on the coordinator in ${result.dir}`);
-        }
-        if (result.run.state !== 'completed') process.exitCode = 1;
-      }
-      if (args.json) printJson({ ...started, runs: followed });
-      else if (started.runIds.length > 1) printLine(`\ncompare them: benchfleet compare ${started.runIds.join(' ')} --data <the coordinator's --data folder>`);
+      started = unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 60_000, 'run:start', { planText: text, machines, runs: args.runs }));
     } finally {
       socket.close();
     }
+    if (!args.follow) {
+      if (args.json) printJson(started);
+      else printLine(started.runIds.join('\n'));
+      return;
+    }
+    const followed = [];
+    for (const [i, runId] of started.runIds.entries()) {
+      if (!args.json) printLine(`run ${runId}${started.runIds.length > 1 ? ` (${i + 1} of ${started.runIds.length})` : ''} (plan ${started.planSha256.slice(0, 12)}) on ${machines.join(', ')}`);
+      const result = await followRun(() => connectControl(args), runId, { reconnectForMs });
+      followed.push({ runId, state: result.run.state, machines: result.run.machines, dir: result.dir, report: result.markdown });
+      if (!args.json) printFollowed(runId, result);
+      if (result.run.state !== 'completed') process.exitCode = 1;
+    }
+    if (args.json) printJson({ ...started, runs: followed });
+    else if (started.runIds.length > 1) printLine(`\ncompare them: benchfleet compare ${started.runIds.join(' ')} --data <the coordinator's --data folder>`);
   },
 };

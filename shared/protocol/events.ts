@@ -82,6 +82,8 @@ export interface RunProgress {
   runId: string;
   done: number;
   total: number;
+  /** Set while the machine waits before measuring: why (timing lock held, load too high). */
+  waiting?: string;
 }
 
 export interface RunFinished {
@@ -144,6 +146,8 @@ export interface MachineRunState {
   /** Record lines written per policy file (environment row included). */
   lines: Partial<Record<Policy, number>>;
   message: string | null;
+  /** Why the machine has not started measuring yet (timing lock held, load wait); not stored. */
+  waiting?: string | null;
 }
 
 export interface RunSummary {

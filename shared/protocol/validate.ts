@@ -108,7 +108,9 @@ export function decodeRecordBatch(bytes: unknown): RecordBatch {
 
 export function validateProgress(value: unknown): RunProgress {
   const o = obj(value, 'progress');
-  return { runId: validateRunId(o['runId'], 'progress.runId'), done: int(o, 'done', 'progress'), total: int(o, 'total', 'progress') };
+  const waiting = o['waiting'];
+  if (waiting !== undefined && (typeof waiting !== 'string' || waiting.length > 500)) fail('progress.waiting', 'must be a string of at most 500 characters');
+  return { runId: validateRunId(o['runId'], 'progress.runId'), done: int(o, 'done', 'progress'), total: int(o, 'total', 'progress'), ...(waiting === undefined ? {} : { waiting }) };
 }
 
 export function validateFinished(value: unknown): RunFinished {

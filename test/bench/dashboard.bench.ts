@@ -1,7 +1,7 @@
 // Benchmark: the Run page of the full study plan on two machines (21 kernels x 17 arms = 357
 // summary rows per policy, 3 policies, 2 machines) is interactive in Chromium in under 1 s.
 // The stored summaries are made synthetically (the real study takes 9 minutes) and finalized
-// by the coordinator's own finalizeRun; a real coordinator and dashboard serve them to the
+// by the coordinator's own finalization; a real coordinator and dashboard serve them to the
 // system Chromium. Measured from navigation start to the page's ready mark (both charts and the
 // study table drawn), then the time to switch the arm selector and redraw. The dashboard reads a
 // finalized run's summaries and verifies its manifest once, in the background when it starts or

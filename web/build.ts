@@ -3,7 +3,7 @@
 // both. Everything they use, Observable Plot and the socket.io client included, goes into the
 // bundle: nothing is fetched from anywhere when a page runs. `npm ci` builds it (the prepare
 // script); ensureWebBundle builds it on first use, and again when a source is newer.
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
@@ -22,7 +22,10 @@ export const WEB_ASSETS = {
 /** Bundle web/src into web/dist; returns the bundles' total bytes. */
 export async function buildWebBundle(): Promise<number> {
   const esbuild = await import('esbuild');
-  await mkdir(WEB_DIST, { recursive: true });
+  // Built in a folder of its own and renamed into place file by file: a page or a test reading
+  // web/dist while another process rebuilds it sees the old file or the new, never half of one.
+  const staging = join(WEB_DIST, `.build-${process.pid}`);
+  await mkdir(staging, { recursive: true });
   let result;
   try {
     result = await esbuild.build({
@@ -34,7 +37,7 @@ export async function buildWebBundle(): Promise<number> {
         'dashboard-style': join(WEB_ROOT, 'src', 'dashboard.css'),
       },
       entryNames: '[name]',
-      outdir: WEB_DIST,
+      outdir: staging,
       bundle: true,
       format: 'iife',
       platform: 'browser',
@@ -48,9 +51,13 @@ export async function buildWebBundle(): Promise<number> {
     throw new BenchfleetError('WEB_BUILD_FAILED', `could not bundle the dashboard (web/src): ${errorMessage(error)}`);
   }
   // esbuild names a CSS entry's output after the entry; one stable name for both users.
-  await rename(join(WEB_DIST, 'dashboard-style.css'), WEB_ASSETS.css);
+  await rename(join(staging, 'dashboard.js'), WEB_ASSETS.dashboardJs);
+  await rename(join(staging, 'report.js'), WEB_ASSETS.reportJs);
+  await rename(join(staging, 'dashboard-style.css'), WEB_ASSETS.css);
+  await rm(staging, { recursive: true, force: true });
   const inputs = Object.keys(result.metafile.inputs).map((p) => relative(ROOT, join(ROOT, p)));
-  await writeFile(INPUTS_FILE, `${JSON.stringify(inputs, null, 1)}\n`);
+  await writeFile(join(WEB_DIST, `inputs.json.${process.pid}`), `${JSON.stringify(inputs, null, 1)}\n`);
+  await rename(join(WEB_DIST, `inputs.json.${process.pid}`), INPUTS_FILE);
   let bytes = 0;
   for (const path of Object.values(WEB_ASSETS)) bytes += (await stat(path)).size;
   return bytes;

@@ -53,7 +53,8 @@ export function metricChart(report: Report, metric: Metric, width: number): Elem
     x: { type: 'log', domain: [lo / 1.1, hi * 1.1], label: LABELS[metric], grid: true, tickFormat: (x: number) => `${x}` },
     y: { domain: kernels, label: null },
     fx: { domain: report.policies, label: null },
-    fy: { domain: report.machines, label: null },
+    // One machine: no row labels (the table and the title name it); several: one panel row each, labelled.
+    fy: report.machines.length > 1 ? { domain: report.machines, label: null } : { domain: report.machines, axis: null },
     marks: [
       Plot.ruleX([1], { stroke: '#888' }),
       Plot.ruleY(points, { y: 'kernel', x1: 'lo', x2: 'hi', fx: 'policy', fy: 'machine', stroke: (p: CellPoint) => (p.failed > 0 ? 'crimson' : '#4a78b0'), strokeWidth: 1.5, className: 'whisker' }),

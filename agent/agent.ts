@@ -1,17 +1,18 @@
 // The agent: connects to the coordinator (reconnecting with backoff for as long as it runs),
 // reports its machine, accepts one run at a time, runs the harness as a child process under
-// the configured isolation, and streams the harness's records back through the spool.
-import { spawn, type ChildProcess } from 'node:child_process';
+// the configured isolation, and streams the harness's records back through the spool. A run
+// that an earlier life of the agent left unfinished (crash, reboot, upgrade) is resumed: the
+// harness continues the same output in a new segment (docs/records.md).
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
 import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
-import { isHarnessEvent, type HarnessEvent } from '../shared/harness-events.ts';
+import { checkIsolation, type HarnessLaunch, type HarnessOutcome, type IsolationOptions } from '../shared/harness-contract.ts';
 import { describeLoadWait, loadWaitToTell } from '../shared/load-wait-text.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
-import { checkIsolation, isolatedCommand, type IsolationOptions } from './harness-command.ts';
+import { HarnessChild } from './harness-child.ts';
 import { machineFacts } from './machine-facts.ts';
 import { request } from '../shared/protocol/request.ts';
 import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
@@ -42,10 +43,18 @@ export interface AgentOptions extends IsolationOptions {
  */
 export const QUIET_WINDOW_MS = 1000;
 
+/**
+ * A harness stopped from outside while the agent lives (SIGTERM, SIGKILL) is resumed at once, at
+ * most this many times in one life of the agent, so a harness that is killed for a reason (the
+ * OOM killer) ends as failed instead of looping.
+ */
+const MAX_RESUMES_PER_LIFE = 3;
+
 interface ActiveRun {
   status: SpoolStatus;
   streamer: RecordStreamer;
-  child: ChildProcess | null;
+  child: HarnessChild | null;
+  resumes: number;
 }
 
 export class Agent {
@@ -55,6 +64,7 @@ export class Agent {
   private readonly runs = new Map<string, ActiveRun>();
   private fatal: ((error: Error) => void) | null = null;
   private stopped: (() => void) | null = null;
+  private stopping = false;
 
   constructor(options: AgentOptions) {
     checkIsolation(options);
@@ -69,9 +79,9 @@ export class Agent {
 
   /** Connect and serve until stop(); rejects when the coordinator refuses this agent for good. */
   async run(): Promise<void> {
-    // Not connected until the spool is scanned, and every listener is attached before the first
-    // await: a `connect` that fired during the scan used to be missed, so a restarted agent
-    // never resent its runs and they stayed "running" on the coordinator for ever.
+    // Not connected until the spool is scanned, and every listener is attached before the socket
+    // can connect: a `connect` that fired during the scan used to be missed, so a restarted
+    // agent never resent its runs and they stayed "running" on the coordinator for ever.
     await this.checkAdmitted();
     const socket: Socket<CoordinatorToAgent, AgentToCoordinator> = io(`${this.options.coordinator}${AGENT_NAMESPACE}`, {
       auth: { protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() },
@@ -87,7 +97,7 @@ export class Agent {
     });
     this.socket = socket;
     const served = this.serve(socket);
-    for (const status of await this.spool.undelivered()) await this.adopt(status);
+    for (const status of await this.spool.undelivered()) this.adopt(status);
     socket.connect();
     return served;
   }
@@ -140,7 +150,7 @@ export class Agent {
         const run = this.runs.get(runId);
         if (run?.child) {
           this.status(`run ${runId}: cancelled by the coordinator`);
-          run.child.kill('SIGTERM');
+          run.child.cancel();
         }
       });
     });
@@ -163,8 +173,10 @@ export class Agent {
     if (!roles.includes('agent')) throw new BenchfleetError('FORBIDDEN', 'the coordinator refused this agent: its token is not the agent token (--agent-token-file on the coordinator)');
   }
 
+  /** Stop serving; a running harness is stopped too, and its run resumes when the agent starts again. */
   stop(): void {
-    for (const run of this.runs.values()) run.child?.kill('SIGTERM');
+    this.stopping = true;
+    for (const run of this.runs.values()) run.child?.stop();
     const wasConnected = this.socket?.connected === true;
     this.socket?.close();
     // A socket that never connected (stopped during the spool scan) sends no disconnect.
@@ -182,9 +194,9 @@ export class Agent {
     if (missing.length > 0) throw new BenchfleetError('UNKNOWN_KERNEL', `this agent's corpus lacks ${missing.join(', ')}`);
     const status: SpoolStatus = { runId: assignment.runId, planSha256: digest, policies: plan.policies, state: 'running', finished: null, delivered: false };
     await this.spool.create(status, assignment.planText);
-    const run: ActiveRun = { status, streamer: this.streamerFor(status), child: null };
+    const run: ActiveRun = { status, streamer: this.streamerFor(status), child: null, resumes: 0 };
     this.runs.set(status.runId, run);
-    this.startHarness(run);
+    this.startHarness(run, false);
     this.status(`run ${status.runId}: started (${plan.policies.join(', ')})`);
   }
 
@@ -193,75 +205,79 @@ export class Agent {
     return new RecordStreamer(this.socket, this.spool, status.runId, status.policies);
   }
 
-  /** Take over a run from an earlier life of this agent: deliver what it left on disk. */
-  private async adopt(status: SpoolStatus): Promise<void> {
+  /**
+   * Take over a run from an earlier life of this agent: deliver what it left on disk and, when
+   * its harness had not finished, resume it (the coordinator may still say it is unwanted, at
+   * the first sync; then the resumed harness is stopped and the run ends as cancelled).
+   */
+  private adopt(status: SpoolStatus): void {
+    const run: ActiveRun = { status, streamer: this.streamerFor(status), child: null, resumes: 0 };
+    this.runs.set(status.runId, run);
     if (status.state === 'running') {
-      // The harness was this agent's child; it did not outlive the agent in a way we can follow.
-      const lines = await this.spool.lineCounts(status.runId, status.policies);
-      status.state = 'finished';
-      status.finished = { runId: status.runId, status: 'failed', lines, message: 'the agent restarted during the run; the samples finished before that are kept' };
-      await this.spool.save(status);
+      this.status(`run ${status.runId}: resuming after a restart of the agent (the samples so far are kept)`);
+      this.startHarness(run, true);
     }
-    this.runs.set(status.runId, { status, streamer: this.streamerFor(status), child: null });
   }
 
-  private startHarness(run: ActiveRun): void {
+  private startHarness(run: ActiveRun, resume: boolean): void {
     const { runId } = run.status;
-    const args = [
-      'harness', '--plan', this.spool.planPath(runId), '--out', this.spool.outDir(runId), '--machine', this.options.name,
-      '--ipc-pause-ms', String(QUIET_WINDOW_MS),
-      ...(this.options.maxLoad !== undefined ? ['--max-load', String(this.options.maxLoad), '--max-load-wait', String(this.options.maxLoadWaitSeconds ?? 900)] : []),
-    ];
-    const [file, argv] = isolatedCommand(args, this.options);
-    const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-    run.child = child;
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
-    });
-    let outcome: HarnessEvent | null = null;
+    const launch: HarnessLaunch = {
+      plan: this.spool.planPath(runId),
+      out: this.spool.outDir(runId),
+      machine: this.options.name,
+      ipcPauseMs: QUIET_WINDOW_MS,
+      ...(this.options.maxLoad !== undefined ? { maxLoad: this.options.maxLoad, maxLoadWaitSeconds: this.options.maxLoadWaitSeconds ?? 900 } : {}),
+      resume,
+    };
     let toldLoadWait = false;
-    child.on('message', (message: unknown) => {
-      if (!isHarnessEvent(message)) return;
-      if (message.type === 'record') {
-        run.streamer.add(message.policy, message.seq, message.line);
+    run.child = new HarnessChild(launch, this.options, {
+      onRecord: (event) => {
+        run.streamer.add(event.policy, event.seq, event.line);
         // The first environment row carries the wait for a quiet machine: say if it gave up.
-        if (message.seq === 0 && !toldLoadWait) {
+        if (event.seq === 0 && !toldLoadWait) {
           toldLoadWait = true;
-          const wait = loadWaitToTell(message.line);
+          const wait = loadWaitToTell(event.line);
           if (wait) this.status(`run ${runId}: ${describeLoadWait(wait)}`);
         }
-      } else if (message.type === 'quiet') {
-        // Nothing is being timed until we answer: send now, then let the harness go on.
-        const resume = (): void => {
-          if (child.connected) child.send({ type: 'resume' });
-        };
-        void Promise.race([run.streamer.flush(), new Promise((r) => setTimeout(r, QUIET_WINDOW_MS - 50))]).then(resume, resume);
-      } else if (message.type === 'progress') {
-        if (this.socket?.connected) this.socket.emit('run:progress', { runId, done: message.done, total: message.total, ...(message.waiting ? { waiting: message.waiting } : {}) });
-      } else {
-        outcome = message;
+      },
+      onProgress: (event) => {
+        if (this.socket?.connected) this.socket.emit('run:progress', { runId, done: event.done, total: event.total, ...(event.waiting ? { waiting: event.waiting } : {}) });
+      },
+      // Nothing is being timed until we answer: send now, then let the harness go on.
+      onQuiet: () => Promise.race([run.streamer.flush(), new Promise<void>((r) => setTimeout(r, QUIET_WINDOW_MS - 50))]),
+      onExit: (outcome) => {
+        run.child = null;
+        this.harnessEnded(run, outcome).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
+      },
+    });
+  }
+
+  private async harnessEnded(run: ActiveRun, outcome: HarnessOutcome): Promise<void> {
+    const { runId } = run.status;
+    if (outcome.kind === 'interrupted') {
+      if (this.stopping) {
+        // Left "running" in the spool on purpose: the next start of the agent resumes it.
+        this.status(`run ${runId}: harness stopped with the agent; it resumes when the agent starts again`);
+        return;
       }
-    });
-    child.on('exit', (code, signal) => {
-      run.child = null;
-      void (async () => {
-        const lines = await this.spool.lineCounts(runId, run.status.policies);
-        const ended = outcome;
-        let finished: RunFinished;
-        if (ended?.type === 'done' && code === 0) finished = { runId, status: 'completed', lines };
-        else if (signal === 'SIGTERM') finished = { runId, status: 'cancelled', lines, message: 'cancelled' };
-        else {
-          const why = ended?.type === 'failed' ? ended.message : stderr.trim().split('\n').pop() ?? `exit code ${code ?? signal ?? '?'}`;
-          finished = { runId, status: 'failed', lines, message: `harness failed: ${why}` };
-        }
-        run.status.state = 'finished';
-        run.status.finished = finished;
-        await this.spool.save(run.status);
-        this.status(`run ${runId}: harness ${finished.status}${finished.message ? ` (${finished.message})` : ''}`);
-        await this.pump(run);
-      })();
-    });
+      if (run.resumes < MAX_RESUMES_PER_LIFE && run.streamer.wanted) {
+        run.resumes++;
+        this.status(`run ${runId}: harness stopped by ${outcome.why}; resuming (${run.resumes} of at most ${MAX_RESUMES_PER_LIFE})`);
+        this.startHarness(run, true);
+        return;
+      }
+    }
+    const lines = await this.spool.lineCounts(runId, run.status.policies);
+    let finished: RunFinished;
+    if (outcome.kind === 'completed') finished = { runId, status: 'completed', lines };
+    else if (outcome.kind === 'cancelled') finished = { runId, status: 'cancelled', lines, message: 'cancelled' };
+    else if (outcome.kind === 'interrupted') finished = { runId, status: 'failed', lines, message: `harness stopped by ${outcome.why} ${run.resumes + 1} times` };
+    else finished = { runId, status: 'failed', lines, message: `harness failed: ${outcome.message}` };
+    run.status.state = 'finished';
+    run.status.finished = finished;
+    await this.spool.save(run.status);
+    this.status(`run ${runId}: ${finished.status}${finished.message && finished.message !== finished.status ? ` (${finished.message})` : ''}`);
+    await this.pump(run);
   }
 
   /** Send what is pending and, once a finished run is fully acknowledged, report its end. */
@@ -269,6 +285,12 @@ export class Agent {
     const socket = this.socket;
     if (!socket?.connected) return;
     await run.streamer.flush();
+    if (!run.streamer.wanted && run.child) {
+      // The coordinator's answer to run:resume: this run was cancelled (perhaps while we were away).
+      this.status(`run ${run.status.runId}: the coordinator no longer wants this run; stopping the harness`);
+      run.child.cancel();
+      return;
+    }
     const finished = run.status.finished;
     if (!finished || run.status.delivered || !socket.connected) return;
     if (!run.streamer.wanted) {

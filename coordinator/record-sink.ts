@@ -52,7 +52,9 @@ export function lineProblem(line: string, seq: number, policy: string, expect: L
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return `line ${seq} is not a JSON object`;
   const r = record as Record<string, unknown>;
-  if (seq === 0) {
+  // A resumed run's later segments start with an environment row of their own (docs/records.md).
+  const environment = seq === 0 || (r['type'] === 'environment' && typeof r['segment'] === 'number' && r['segment'] > 0);
+  if (environment) {
     if (r['type'] !== 'environment') return 'line 0 must be the environment row';
     if (r['planSha256'] !== expect.planSha256) return `environment row has plan SHA256 ${String(r['planSha256'])}, the run's plan is ${expect.planSha256}`;
     if (r['machine'] !== expect.machine) return `environment row names machine ${String(r['machine'])}, expected ${expect.machine}`;
@@ -62,7 +64,7 @@ export function lineProblem(line: string, seq: number, policy: string, expect: L
   }
   if (r['policy'] !== policy) return `line ${seq} is for policy ${String(r['policy'])}, the batch for ${policy}`;
   // The same checks the analysis applies when it reads the file: nothing is stored that it would reject.
-  const checked = seq === 0 ? validateEnvironment(record) : validateSample(record);
+  const checked = environment ? validateEnvironment(record) : validateSample(record);
   return checked.ok ? null : `line ${seq}: ${checked.message}`;
 }
 

@@ -20,14 +20,30 @@ export interface LoadWait {
   loadAtStart: number;
 }
 
+/** On the environment row of a resumed segment: where the run it continues stopped. */
+export interface ResumedFrom {
+  /** The segment of this file before this row (the one the restart interrupted). */
+  segment: number;
+  /** The round of this file that was interrupted and is redone whole in this segment; null when the restart fell between rounds. */
+  redoneRound: number | null;
+}
+
 export interface EnvironmentRecord {
   type: 'environment';
   formatVersion: 1;
   /** The machine's name: the agent's --name, or the host name for a standalone harness run. */
   machine: string;
   policy: Policy;
-  /** ISO 8601 time the run of this policy started. */
+  /** ISO 8601 time the run of this policy (this segment of it) started. */
   startedAt: string;
+  /**
+   * Which stretch of the run this row starts: 0 for the first; n for the n-th time the harness
+   * was restarted on the same output (a resumed run), whose row follows the earlier lines.
+   * Absent in files written before resuming existed: read as 0.
+   */
+  segment?: number;
+  /** Set on a resumed segment's row; null (or absent) on segment 0. */
+  resumedFrom?: ResumedFrom | null;
   node: string;
   v8: string;
   os: { platform: string; release: string; arch: string };
@@ -77,8 +93,13 @@ export interface RepeatTiming {
 
 export interface SampleRecord {
   type: 'sample';
-  /** Position of this sample in its file, from 1 (the environment row is line 1, sample seq 1 is line 2). */
+  /**
+   * Position of this line in its file, from 0 (the environment row is seq 0 on line 1, the
+   * first sample seq 1 on line 2); a resumed segment's environment row takes a seq of its own.
+   */
   seq: number;
+  /** The segment this sample belongs to (the environment row above it); absent: 0. */
+  segment?: number;
   kernel: string;
   arm: string;
   policy: Policy;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, getPriority, hostname, loadavg, release } from 'node:os';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
-import { RECORD_FORMAT_VERSION, type EnvironmentRecord, type LoadAverage, type LoadWait } from '../../shared/records.ts';
+import { RECORD_FORMAT_VERSION, type EnvironmentRecord, type LoadAverage, type LoadWait, type ResumedFrom } from '../../shared/records.ts';
 import { DEFAULT_PAGE_SIZE, planArms } from '../../shared/plan-validate.ts';
 import { readMacosFacts, type CommandRunner } from './macos-facts.ts';
 
@@ -84,7 +84,16 @@ export interface HostProbe {
   run: CommandRunner;
 }
 
-export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdentity, probe?: HostProbe): EnvironmentRecord {
+/** The first segment of a run. */
+export const FIRST_SEGMENT = { segment: 0, resumedFrom: null } as const;
+
+export function environmentRecord(
+  policy: Policy,
+  plan: Plan,
+  identity: RunIdentity,
+  probe?: HostProbe,
+  segment: { segment: number; resumedFrom: ResumedFrom | null } = FIRST_SEGMENT,
+): EnvironmentRecord {
   const cpuList = cpus();
   // Read per row, not once: power source and thermal limit can change between policies.
   const macos = probe ? readMacosFacts(probe.platform, probe.run) : readMacosFacts();
@@ -94,6 +103,8 @@ export function environmentRecord(policy: Policy, plan: Plan, identity: RunIdent
     machine: identity.machine,
     policy,
     startedAt: new Date().toISOString(),
+    segment: segment.segment,
+    resumedFrom: segment.resumedFrom,
     node: process.versions.node,
     v8: process.versions.v8,
     os: { platform: process.platform, release: release(), arch: process.arch },

@@ -1,6 +1,7 @@
 // The raw files of one run: DIR/<policy>.jsonl, one JSON line per record. Each line is written
 // with one synchronous write as soon as its sample is done, so an interrupted run keeps every
-// sample it finished; the file is fsync'd at every round boundary and when it is closed.
+// sample it finished; the file is fsync'd at every round boundary and when it is closed. A
+// resumed run appends to the files it continues (agent/harness/resume-point.ts).
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchfleetError } from '../../shared/errors.ts';
@@ -33,9 +34,14 @@ export class RecordWriter {
   /** Lines written so far. */
   lines = 0;
 
-  constructor(dir: string, policy: Policy) {
+  /**
+   * A new file, or with `continueAt` (a resumed run) the existing file of that many complete
+   * lines, appended to: what is already in it is never rewritten.
+   */
+  constructor(dir: string, policy: Policy, continueAt?: number) {
     this.path = recordFile(dir, policy);
-    this.fd = openSync(this.path, 'wx');
+    this.fd = openSync(this.path, continueAt === undefined ? 'wx' : 'a');
+    this.lines = continueAt ?? 0;
   }
 
   /** Append one record; returns the line as written, without its newline. */

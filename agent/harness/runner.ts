@@ -6,20 +6,21 @@
 import { ARMS, parseArm, type ArmSpec } from '../../shared/arms.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
 import { ARENA_BYTES, createArena } from '../../kernels/instance.ts';
-import type { HarnessEvent } from '../../shared/harness-events.ts';
+import type { HarnessEvent } from '../../shared/harness-contract.ts';
 import type { Plan } from '../../shared/plan.ts';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WARMUP_JOBS, planArms, planKernels } from '../../shared/plan-validate.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { LoadAverage, LoadWait, SampleRecord } from '../../shared/records.ts';
 import { collectGarbage, exposeCollector } from './collect.ts';
-import { defaultMachineName, environmentRecord, loadAverage, type RunIdentity } from './environment.ts';
+import { defaultMachineName, environmentRecord, FIRST_SEGMENT, loadAverage, type RunIdentity } from './environment.ts';
 import { runNativeSample } from './native-arm.ts';
 import { runPiscinaSample } from './piscina-arm.ts';
 import { PoolSet } from './pool-set.ts';
 import { prepareKernel, snapshotKernel, type PreparedKernel } from './prepared-kernel.ts';
 import { prepareOutputDir, RecordWriter } from './record-writer.ts';
 import type { ResetFault } from './reset-policies.ts';
-import { scheduleSamples, type SampleSlot } from './schedule.ts';
+import { findResumePoint, type ResumePoint } from './resume-point.ts';
+import { roundKey, scheduleSamples, type SampleSlot } from './schedule.ts';
 import type { ArmOutcome, SampleSpec } from './sample-spec.ts';
 import type { KernelSnapshot } from './snapshot.ts';
 import { harnessSourceSha256 } from './source-hash.ts';
@@ -47,6 +48,11 @@ export interface RunOptions {
    * streams while nothing is being timed, then lets the run go on.
    */
   onQuiet?: () => Promise<void>;
+  /**
+   * Continue the run whose records `outDir` already holds (from the first round no segment
+   * completed, in a new segment), instead of requiring an empty folder.
+   */
+  resume?: boolean;
 }
 
 export interface RunSummary {
@@ -63,6 +69,8 @@ export interface RunSummary {
   /** Worker threads started over the run. */
   threads: number;
   files: string[];
+  /** Set when the run was resumed: where it continued. */
+  resumed: ResumePoint | null;
 }
 
 async function runArm(pools: PoolSet, spec: SampleSpec, token: string): Promise<ArmOutcome> {
@@ -90,8 +98,9 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
     inputs: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.inputSha256])),
     loadWait: options.loadWait ?? null,
   };
-  prepareOutputDir(options.outDir);
   const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });
+  const resumed = options.resume ? findResumePoint(options.outDir, plan, slots, identity.planSha256) : null;
+  if (!resumed) prepareOutputDir(options.outDir);
   const pageSize = plan.pageSize ?? DEFAULT_PAGE_SIZE;
   const warmupJobs = plan.warmupJobs ?? DEFAULT_WARMUP_JOBS;
   const armSpecs = new Map(ARMS.map((a) => [a.name, a]));
@@ -102,27 +111,33 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
   const emit = async (event: HarnessEvent): Promise<void> => {
     await options.onEvent?.(event);
   };
-  const summary: RunSummary = { samples: 0, failedSamples: 0, timedNs: 0, wallNs: 0, prepareNs, poolStartNs: 0, threads: 0, files: [] };
+  const summary: RunSummary = { samples: 0, failedSamples: 0, timedNs: 0, wallNs: 0, prepareNs, poolStartNs: 0, threads: 0, files: [], resumed };
+  const segment = resumed?.segment ?? 0;
+  const startSlot = resumed?.startSlot ?? 0;
 
-  let roundKey = '';
+  let currentRound = '';
   let roundLoad: LoadAverage = loadAverage();
   let visit: { key: string; snapshot: KernelSnapshot } | null = null;
   try {
-    for (const slot of slots) {
+    for (const slot of slots.slice(startSlot)) {
       // A round starts for all policies at once when interleaved, per policy when sequential.
-      const key = plan.schedule === 'interleaved' ? `${slot.round}` : `${slot.policy}/${slot.round}`;
-      if (key !== roundKey) {
+      const key = roundKey(plan.schedule, slot);
+      if (key !== currentRound) {
         for (const w of writers.values()) w.sync();
-        roundKey = key;
+        currentRound = key;
         roundLoad = loadAverage();
       }
       let writer = writers.get(slot.policy);
       if (!writer) {
-        writer = new RecordWriter(options.outDir, slot.policy);
+        const continueAt = resumed?.lines.get(slot.policy);
+        writer = new RecordWriter(options.outDir, slot.policy, continueAt);
         writers.set(slot.policy, writer);
         summary.files.push(writer.path);
-        const line = writer.append(environmentRecord(slot.policy, plan, identity));
-        await emit({ type: 'record', policy: slot.policy, seq: 0, line });
+        // Every segment's first line in a file is its own environment row: what the machine was when it resumed.
+        const from = resumed?.resumedFrom.get(slot.policy);
+        const seq = writer.lines;
+        const line = writer.append(environmentRecord(slot.policy, plan, identity, undefined, resumed ? { segment, resumedFrom: from ?? null } : FIRST_SEGMENT));
+        await emit({ type: 'record', policy: slot.policy, seq, line });
       }
       const kernel = prepared.get(slot.kernel) as PreparedKernel;
       const visitKey = `${key}/${slot.policy}/${slot.kernel}`;
@@ -148,6 +163,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
       const record: SampleRecord = {
         type: 'sample',
         seq: writer.lines,
+        segment,
         kernel: slot.kernel,
         arm: slot.arm,
         policy: slot.policy,
@@ -165,9 +181,9 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
       if (!record.ok) summary.failedSamples++;
       for (const r of record.repeats) summary.timedNs += r.wallNs;
       await emit({ type: 'record', policy: slot.policy, seq: record.seq, line });
-      await emit({ type: 'progress', done: summary.samples, total: slots.length });
+      await emit({ type: 'progress', done: startSlot + summary.samples, total: slots.length });
       await options.onQuiet?.();
-      options.onSample?.(summary.samples, slots.length, slot, record.ok);
+      options.onSample?.(startSlot + summary.samples, slots.length, slot, record.ok);
     }
   } finally {
     summary.threads = pools.threads();

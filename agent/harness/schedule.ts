@@ -36,6 +36,14 @@ export function policyOrder(policies: readonly Policy[], seed: number, round: nu
   return rotate(policies, start + round - 1);
 }
 
+/**
+ * The round a slot belongs to as the unit that is run, and redone, whole: every policy's round r
+ * when interleaved, one policy's round r when sequential.
+ */
+export function roundKey(schedule: Schedule, slot: SampleSlot): string {
+  return schedule === 'interleaved' ? `${slot.round}` : `${slot.policy}/${slot.round}`;
+}
+
 export interface ScheduleInput {
   kernels: readonly string[];
   arms: readonly string[];

@@ -12,7 +12,7 @@ import type { CommandModule } from 'yargs';
 import { Coordinator } from '../../coordinator/server.ts';
 import { tokenChecker } from '../../coordinator/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
-import { BENCHFLEET_BIN } from '../../agent/harness-command.ts';
+import { BENCHFLEET_BIN } from '../../shared/harness-contract.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { childExecArgv } from '../../shared/ts-runtime.ts';
 import { connectControl, unwrap, type ControlSocket } from '../control-client.ts';

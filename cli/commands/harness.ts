@@ -3,17 +3,17 @@
 // shows a progress bar on a terminal. With --cpus, --nice or --heap-mb it re-executes itself
 // under taskset / nice / --max-old-space-size, as the study's matched.sh did, and the records
 // say what the child actually got. Started with an IPC channel (the agent does), it sends the
-// harness events of shared/harness-events.ts.
+// harness events of shared/harness-contract.ts.
 import { spawn } from 'node:child_process';
 import type { CommandModule } from 'yargs';
-import { checkIsolation, isolatedCommand, type IsolationOptions } from '../../agent/harness-command.ts';
 import { createProgressBar } from '../../agent/harness/progress.ts';
 import { prepareOutputDir } from '../../agent/harness/record-writer.ts';
 import { runPlan } from '../../agent/harness/runner.ts';
 import { acquireTimingLock, DEFAULT_LOCK_FILE, DEFAULT_LOCK_WAIT_SECONDS, describeLockWait, LOCK_FILE_ENV, LOCK_HELD_BY_ENV, timingLockFile } from '../../agent/harness/timing-lock.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
-import { HARNESS_EXIT, isResumeMessage, type HarnessEvent } from '../../shared/harness-events.ts';
+import { harnessArgs, HARNESS_EXIT, checkIsolation, isolatedCommand, type IsolationOptions } from '../../shared/harness-contract.ts';
+import { exitWithParent, quietWindow, sendEvent } from '../../agent/harness/parent-link.ts';
 import type { LoadWait } from '../../shared/records.ts';
 import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { preventSleep } from '../../agent/harness/no-sleep.ts';
@@ -30,73 +30,24 @@ interface Args extends IsolationArgs {
   'ipc-pause-ms': number;
   'lock-file': string | undefined;
   'lock-wait': number;
+  resume: boolean;
   json: boolean;
-}
-
-/**
- * After each sample: tell the parent that nothing is being timed and wait until it says resume
- * (it has streamed what it had), or `limitMs` at most, so a silent parent cannot stall the run.
- */
-function quietWindow(limitMs: number): (() => Promise<void>) | undefined {
-  if (limitMs <= 0 || typeof process.send !== 'function') return undefined;
-  return async () => {
-    if (!process.connected) return;
-    let onMessage: (message: unknown) => void = () => undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const resumed = new Promise<void>((resolve) => {
-      onMessage = (message) => {
-        if (isResumeMessage(message)) resolve();
-      };
-      timer = setTimeout(resolve, limitMs);
-      process.on('message', onMessage);
-    });
-    try {
-      await sendEvent({ type: 'quiet' });
-      await resumed;
-    } finally {
-      clearTimeout(timer);
-      process.off('message', onMessage);
-    }
-  };
-}
-
-/** Send one event to the parent and wait until it has been handed to the channel. */
-function sendEvent(event: HarnessEvent): Promise<void> {
-  const send = process.send?.bind(process);
-  if (!send || !process.connected) return Promise.resolve();
-  return new Promise((resolve) => {
-    send(event, undefined, {}, () => resolve());
-  });
-}
-
-/**
- * With an IPC parent (the agent), the channel closing means the parent is gone (even SIGKILLed):
- * stop at once rather than keep timing for nobody while holding the machine's timing lock (the
- * lock goes with the process's exit). Returns the function that removes the watch.
- */
-function exitWithParent(onGone: () => void = () => undefined): () => void {
-  if (typeof process.send !== 'function') return () => undefined;
-  const gone = (): void => {
-    onGone();
-    process.stderr.write('harness: the parent process is gone; stopping (the samples written so far are kept)\n');
-    process.exit(HARNESS_EXIT.parentGone);
-  };
-  process.once('disconnect', gone);
-  return () => process.off('disconnect', gone);
 }
 
 /** Run this same command in a child under taskset/nice/heap cap; forward its events and signals. */
 async function reexecute(args: Args, isolation: IsolationOptions): Promise<void> {
   checkIsolation(isolation);
-  const childArgs = [
-    'harness', '--plan', args.plan, '--out', args.out,
-    ...(args.machine ? ['--machine', args.machine] : []),
-    ...(args['max-load'] !== undefined ? ['--max-load', String(args['max-load']), '--max-load-wait', String(args['max-load-wait'])] : []),
-    '--ipc-pause-ms', String(args['ipc-pause-ms']),
-    ...(args['lock-file'] !== undefined ? ['--lock-file', args['lock-file']] : []),
-    '--lock-wait', String(args['lock-wait']),
-    ...(args.json ? ['--json'] : []),
-  ];
+  const childArgs = harnessArgs({
+    plan: args.plan,
+    out: args.out,
+    ...(args.machine ? { machine: args.machine } : {}),
+    ipcPauseMs: args['ipc-pause-ms'],
+    ...(args['max-load'] !== undefined ? { maxLoad: args['max-load'], maxLoadWaitSeconds: args['max-load-wait'] } : {}),
+    ...(args['lock-file'] !== undefined ? { lockFile: args['lock-file'] } : {}),
+    lockWaitSeconds: args['lock-wait'],
+    resume: args.resume,
+    json: args.json,
+  });
   const [file, argv] = isolatedCommand(childArgs, isolation);
   const ipc = typeof process.send === 'function';
   const child = spawn(file, argv, { stdio: ['inherit', 'inherit', 'inherit', ...(ipc ? (['ipc'] as const) : [])] });
@@ -141,7 +92,8 @@ async function runHere(args: Args): Promise<void> {
     throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
   }
   if (!(args['lock-wait'] >= 0)) throw new BenchfleetError('USAGE', `--lock-wait must be a number of seconds >= 0, got ${args['lock-wait']}`);
-  prepareOutputDir(args.out);
+  // A resumed run continues the folder's files; the runner checks they are this plan's.
+  if (!args.resume) prepareOutputDir(args.out);
   // Watched from before the lock wait: an agent that dies while its harness waits ends that wait too.
   const unwatch = exitWithParent();
   const lock = await acquireTimingLock({
@@ -184,6 +136,7 @@ async function runHere(args: Args): Promise<void> {
       ...(args.machine ? { machine: args.machine } : {}),
       planSha256: sha256Hex(bytes),
       onEvent: sendEvent,
+      resume: args.resume,
       ...(loadWait ? { loadWait } : {}),
       ...(quietWindow(args['ipc-pause-ms']) ? { onQuiet: quietWindow(args['ipc-pause-ms']) } : {}),
       onSample: (done, total, slot, ok) => bar?.update(done, total, slot, ok),
@@ -193,8 +146,10 @@ async function runHere(args: Args): Promise<void> {
     const timedShare = summary.wallNs > 0 ? summary.timedNs / summary.wallNs : 0;
     if (args.json) {
       const { files, samples, failedSamples, wallNs, timedNs, prepareNs, poolStartNs, threads } = summary;
-      printJson({ outDir: args.out, files, samples, failedSamples, wallNs, timedNs, timedShare, prepareNs, poolStartNs, threads });
+      const resumed = summary.resumed ? { segment: summary.resumed.segment, startSample: summary.resumed.startSlot + 1, superseded: summary.resumed.superseded } : null;
+      printJson({ outDir: args.out, files, samples, failedSamples, wallNs, timedNs, timedShare, prepareNs, poolStartNs, threads, resumed });
     } else {
+      if (summary.resumed) printLine(`resumed as segment ${summary.resumed.segment} at sample ${summary.resumed.startSlot + 1}${summary.resumed.superseded ? `; ${summary.resumed.superseded} samples of the interrupted round were redone (kept in the files, superseded in the analysis)` : ''}`);
       printLine(`${summary.samples} samples in ${summary.files.length} files under ${args.out}${summary.failedSamples ? `; ${summary.failedSamples} FAILED their checks (see "failures")` : ', all checks passed'}`);
       const pct = (ns: number): string => `${((ns / summary.wallNs) * 100).toFixed(1)}%`;
       printLine(`wall ${(summary.wallNs / 1e9).toFixed(1)} s: ${pct(summary.timedNs)} inside timed repeats, ${pct(summary.prepareNs)} preparing kernels, ${pct(summary.poolStartNs)} starting ${summary.threads} pool threads`);
@@ -222,9 +177,11 @@ export const harnessCommand: CommandModule<object, Args> = {
       .option('lock-file', { type: 'string', describe: `The machine's timing lock (default: $${LOCK_FILE_ENV}, else ${DEFAULT_LOCK_FILE}); runs that share it never overlap` })
       .option('lock-wait', { type: 'number', default: DEFAULT_LOCK_WAIT_SECONDS, describe: 'Longest wait for the timing lock, seconds; then the harness gives up with an error naming the holder' })
       .option('ipc-pause-ms', { type: 'number', default: 0, describe: 'With an IPC parent (the agent): after each sample, wait up to this long for it to stream and say resume' })
+      .option('resume', { type: 'boolean', default: false, describe: 'Continue the run whose records --out already holds: redo its interrupted round whole, append a new segment (docs/records.md)' })
       .option('json', { type: 'boolean', default: false, describe: 'Print a JSON summary instead of text (and no progress bar)' })
       .example('$0 harness --plan plans/study.json --out results/ryzen', 'the study plan on this machine')
       .example('$0 harness --plan study.json --out r --cpus 4-11 --nice 19 --heap-mb 128', 'isolated as in the reset-policies study: pinned, nice 19, 128 MiB heap')
+      .example('$0 harness --plan study.json --out results/ryzen --resume', 'continue a run that was interrupted')
       .epilogue(`FOLIO_CORPUS_RESET selects the policy when the plan names none. A child started by a lock holder runs under its lock when ${LOCK_HELD_BY_ENV} is the holder's pid.`),
   handler: async (args) => {
     const isolation: IsolationOptions = {

@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import { BenchfleetError } from '../errors.ts';
 import type { EnvironmentRecord, SampleRecord } from '../records.ts';
 import { planMismatch, validateEnvironment, validateSample } from './raw-validate.ts';
+import { supersedeInterrupted, type RedoneRound, type SegmentStart } from './segments.ts';
 import type { Problem, SummarySource } from './summary-types.ts';
 
 export interface LineSample {
@@ -17,7 +18,13 @@ export interface LineSample {
 
 export interface ParsedRaw {
   environment: EnvironmentRecord | null;
+  /** The samples the analysis uses: complete rounds only (see `superseded`). */
   samples: LineSample[];
+  /** Samples of rounds a restart interrupted and a later segment redid (docs/records.md); kept out of every figure. */
+  superseded: LineSample[];
+  redone: RedoneRound[];
+  /** The environment rows of resumed segments (segment 1 on); empty for a run that was never resumed. */
+  segments: SegmentStart[];
   problems: Problem[];
   /** Lines read, the environment row included (blank lines excluded). */
   lines: number;
@@ -34,6 +41,8 @@ export function parseRawLines(lines: readonly unknown[], truncatedLast = false):
   const problems: Problem[] = [];
   const samples: LineSample[] = [];
   let environment: EnvironmentRecord | null = null;
+  const segments: SegmentStart[] = [];
+  let segment = 0;
   let count = 0;
   // seq -> line of the first sample that carried it: a seq is a sample's identity in the spool
   // and on the wire, so a second line with it is a copy (or a corruption), never a new sample.
@@ -59,13 +68,23 @@ export function parseRawLines(lines: readonly unknown[], truncatedLast = false):
     count++;
     const type = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['type'] : undefined;
     if (type === 'environment') {
+      const resumed = line !== 1 && environment !== null ? validateEnvironment(value) : null;
+      if (resumed?.ok && (resumed.value.segment ?? 0) > segment && resumed.value.policy === environment?.policy) {
+        // A resumed segment starts here (docs/records.md); the summary's environment stays line 1's.
+        segment = resumed.value.segment ?? 0;
+        segments.push({ segment, line, startedAt: resumed.value.startedAt, resumedFrom: resumed.value.resumedFrom ?? null });
+        return;
+      }
       if (line !== 1 || environment !== null) {
         problems.push({ line, kind: 'extra-environment', message: `line ${line} is a second environment row; ignored (the summary uses line 1's)` });
         return;
       }
       const checked = validateEnvironment(value);
-      if (checked.ok) environment = checked.value;
-      else problems.push({ line, kind: 'invalid-record', message: `line ${line}: ${checked.message}` });
+      if (checked.ok) {
+        environment = checked.value;
+        // A file that a resumed segment started (its policy had not begun before the restart).
+        segment = checked.value.segment ?? 0;
+      } else problems.push({ line, kind: 'invalid-record', message: `line ${line}: ${checked.message}` });
       return;
     }
     if (line === 1) problems.push({ line, kind: 'missing-environment', message: 'line 1 is not the environment row; the summary has no environment' });
@@ -76,6 +95,10 @@ export function parseRawLines(lines: readonly unknown[], truncatedLast = false):
     }
     if (environment !== null && checked.value.policy !== environment.policy) {
       problems.push({ line, kind: 'policy-mismatch', message: `line ${line}: sample of policy "${checked.value.policy}" in a "${environment.policy}" file; line ignored` });
+      return;
+    }
+    if ((checked.value.segment ?? 0) !== segment) {
+      problems.push({ line, kind: 'segment-mismatch', message: `line ${line}: sample of segment ${checked.value.segment ?? 0} after the environment row of segment ${segment}; line ignored` });
       return;
     }
     if (environment !== null) {
@@ -93,7 +116,8 @@ export function parseRawLines(lines: readonly unknown[], truncatedLast = false):
     seqLines.set(checked.value.seq, line);
     samples.push({ line, record: checked.value });
   });
-  return { environment, samples, problems, lines: count };
+  const { current, superseded, redone } = supersedeInterrupted(samples);
+  return { environment, samples: current, superseded, redone, segments, problems, lines: count };
 }
 
 /** Splits JSONL text into lines (LF or CRLF) and validates them. */

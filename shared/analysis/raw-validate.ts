@@ -18,6 +18,9 @@ const isNonNegative = (v: unknown): v is number => isFiniteNumber(v) && v >= 0;
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const isLoadAverage = (v: unknown): v is LoadAverage => Array.isArray(v) && v.length === 3 && v.every(isNonNegative);
+const isSegmentNumber = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+/** Resumed runs (docs/records.md): rows and samples of files written before segments existed have none. */
+const isOptionalSegment = (v: unknown): boolean => v === undefined || isSegmentNumber(v);
 const isStringMap = (v: unknown): v is Record<string, string> => isObject(v) && Object.values(v).every(isString);
 
 /** The first failing [field, expectation] pair, or null when every check passes. */
@@ -75,6 +78,7 @@ export function validateSample(value: unknown): Checked<SampleRecord> {
   if (!isObject(value) || value['type'] !== 'sample') return { ok: false, message: 'not a sample (type must be "sample")' };
   const failure = firstFailure(value, [
     ['seq', isPositiveInteger, 'a positive integer'],
+    ['segment', isOptionalSegment, 'absent or a segment number from 0'],
     ['kernel', isNonEmptyString, 'a kernel name'],
     ['arm', (v) => isString(v) && ARM_NAMES.includes(v), `one of ${ARM_NAMES.join(', ')}`],
     ['policy', isPolicy, 'a reset policy name'],

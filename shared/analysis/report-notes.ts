@@ -2,6 +2,7 @@
 // machine) that ran different Node versions, harness sources, corpus modules or plans. The
 // study had to name the M2 sources by hash by hand; a report says it above the table.
 import type { EnvironmentRecord } from '../records.ts';
+import type { RedoneRound } from './segments.ts';
 
 export interface EnvironmentEntry {
   machine: string;
@@ -51,4 +52,11 @@ export function environmentNotes(entries: readonly EnvironmentEntry[]): string[]
   notes.push(...differing.slice(0, MAX_KERNEL_NOTES));
   if (differing.length > MAX_KERNEL_NOTES) notes.push(`Corpus module SHA256s differ for ${differing.length - MAX_KERNEL_NOTES} more kernels; the summaries' environment rows list them.`);
   return notes;
+}
+
+/** "round 3 of ryzen/pages was interrupted by a restart and redone": one note per redone round of each file. */
+export function redoneNotes(entries: readonly { machine: string; policy: string; redone: readonly RedoneRound[] }[]): string[] {
+  return entries.flatMap((e) =>
+    e.redone.map((r) => `Round ${r.round} of ${e.machine}/${e.policy} was interrupted by a restart and redone; its ${r.supersededLines.length} earlier sample${r.supersededLines.length === 1 ? '' : 's'} (lines ${r.supersededLines[0] ?? '?'}-${r.supersededLines.at(-1) ?? '?'}) are kept in the raw file and left out of the figures.`),
+  );
 }

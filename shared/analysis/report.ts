@@ -7,7 +7,7 @@ import { DEFAULT_ARM, pickDefaultArm } from './default-arm.ts';
 import { BenchfleetError } from '../errors.ts';
 import { POLICIES } from '../policies.ts';
 import { loadResults, type LoadedResult } from './result-folders.ts';
-import { environmentNotes } from './report-notes.ts';
+import { environmentNotes, redoneNotes } from './report-notes.ts';
 import { machineNotes } from './report-machine-notes.ts';
 import { REPORT_FORMAT, type Report, type ReportCell, type ReportRow, type ReportSource } from './report-types.ts';
 import type { SummaryOptions } from './summarize.ts';
@@ -64,6 +64,7 @@ export function buildReportFromResults(results: readonly LoadedResult[], request
   }
 
   notes.push(...environmentNotes(entries), ...machineNotes(entries));
+  notes.push(...redoneNotes(labelled.map((l) => ({ machine: l.machine, policy: l.policy, redone: l.result.summary.redone }))));
   for (const l of labelled) {
     const where = `${l.machine}/${l.policy}`;
     const { summary, files, origin } = l.result;

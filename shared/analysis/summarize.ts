@@ -64,8 +64,11 @@ export function summarizeParsed(parsed: ParsedRaw, options: SummaryOptions, sour
     source,
     bootstrap: { method: 'percentile', unit: 'round', confidence: settings.confidence, resamples: settings.resamples, seed: settings.seed },
     environment: parsed.environment,
+    segments: parsed.segments,
+    redone: parsed.redone,
     counts: {
       samples: parsed.samples.length,
+      superseded: parsed.superseded.length,
       used: rows.reduce((n, r) => n + r.samples, 0),
       failed: parsed.samples.filter((s) => sampleFailed(s.record)).length,
     },

@@ -40,7 +40,9 @@ export async function readSummaryFile(path: string): Promise<Summary> {
   }
   const problem = summaryProblem(value);
   if (problem !== null) throw new BenchfleetError('RECORD_INVALID', `${path}: ${problem}; re-create it with \`benchfleet analyze\``);
-  return value as Summary;
+  // Summaries written before resumed runs existed lack these two lists: they had no segments.
+  const summary = value as Summary & Partial<Pick<Summary, 'segments' | 'redone'>>;
+  return { ...summary, segments: summary.segments ?? [], redone: summary.redone ?? [] };
 }
 
 const isInterval = (v: unknown): boolean =>
@@ -54,6 +56,8 @@ function summaryProblem(value: unknown): string | null {
   if (!Array.isArray(s['rows'])) return 'field "rows" is not a list';
   if (!Array.isArray(s['problems'])) return 'field "problems" is not a list';
   if (typeof s['environment'] !== 'object') return 'field "environment" is missing';
+  if (s['redone'] !== undefined && !Array.isArray(s['redone'])) return 'field "redone" is not a list';
+  if (s['segments'] !== undefined && !Array.isArray(s['segments'])) return 'field "segments" is not a list';
   for (const [i, row] of (s['rows'] as unknown[]).entries()) {
     if (typeof row !== 'object' || row === null) return `rows[${i}] is not an object`;
     const r = row as Record<string, unknown>;

@@ -1,6 +1,7 @@
 // The summary format: what `benchfleet analyze` writes for one raw file and what reports,
 // comparisons and other people's tools read. docs/records.md documents every field.
 import type { EnvironmentRecord } from '../records.ts';
+import type { RedoneRound, SegmentStart } from './segments.ts';
 import type { Interval } from '../statistics/interval.ts';
 
 export const SUMMARY_FORMAT = 'benchfleet-summary';
@@ -17,6 +18,7 @@ export type ProblemKind =
   | 'plan-mismatch'
   | 'duplicate-seq'
   | 'duplicate-sample'
+  | 'segment-mismatch'
   | 'unpaired'
   | 'zero-native-cpu';
 
@@ -77,9 +79,15 @@ export interface Summary {
   };
   /** The raw file's environment row as it was written; null when line 1 was not one. */
   environment: EnvironmentRecord | null;
+  /** Where each resumed segment of the run starts (docs/records.md); empty when the run was never resumed. */
+  segments: SegmentStart[];
+  /** Rounds a restart interrupted and a later segment redid whole; their earlier samples are in `counts.superseded`, not in any row. */
+  redone: RedoneRound[];
   counts: {
-    /** Sample lines that passed validation. */
+    /** Sample lines that passed validation, superseded ones not included. */
     samples: number;
+    /** Valid samples of interrupted rounds that were redone, left out of every figure. */
+    superseded: number;
     /** Samples in some row. */
     used: number;
     /** Valid samples whose checks failed, in rows or not. */

@@ -73,7 +73,7 @@ test('summary of the tiny fixture gives the hand-computed medians, ratios, CPU r
   assert.deepEqual(xx.cpuRatio, { median: 1.5, lo: 1, hi: 2 });
   assert.equal(xx.wallPerJobNs, (210 + 250) / 2 / 16);
 
-  assert.deepEqual(summary.counts, { samples: 12, used: 12, failed: 1 });
+  assert.deepEqual(summary.counts, { samples: 12, superseded: 0, used: 12, failed: 1 });
   assert.deepEqual(summary.bootstrap, { method: 'percentile', unit: 'round', confidence: 0.95, resamples: 10_000, seed: 1 });
   assert.equal(summary.environment?.machine, 'ryzen');
   const bytes = await readFile(tiny);

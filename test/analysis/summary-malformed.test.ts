@@ -32,7 +32,7 @@ test('a malformed raw file names each bad line and still summarizes the good one
   ]);
   assert.deepEqual(bad.rows, good.rows);
   assert.equal(bad.environment?.machine, 'ryzen');
-  assert.deepEqual(bad.counts, { samples: 13, used: 12, failed: 1 });
+  assert.deepEqual(bad.counts, { samples: 13, superseded: 0, used: 12, failed: 1 });
 });
 
 test('an invalid field names the line and the field', () => {

@@ -1,6 +1,7 @@
 // An agent killed mid-run, for real: its harness (started under nice, which execs it) dies with
-// it and gives back the timing lock, and the same agent restarted on the same --state tells the
-// coordinator about the run at once instead of leaving it "running" for ever.
+// it and gives back the timing lock, and the same agent restarted on the same --state resumes
+// the run: the interrupted round is redone whole, nothing delivered is rewritten, and the
+// analysis uses every planned sample exactly once.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,8 +10,11 @@ import { join } from 'node:path';
 import { processAlive, readLockHolder } from '../../agent/harness/timing-lock.ts';
 import { unwrap } from '../../cli/control-client.ts';
 import { request } from '../../shared/protocol/request.ts';
-import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
-import { createFleet, startRun, type Fleet } from './fleet-helpers.ts';
+import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { readRawFile } from '../../shared/analysis/raw-reader.ts';
+import { verifyManifest } from '../../shared/analysis/manifest.ts';
+import type { Summary } from '../../shared/analysis/summary-types.ts';
+import { createFleet, readJsonLines, sha256, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 
 const PLAN = {
   name: 'agent restart',
@@ -45,23 +49,6 @@ async function waitForLines(path: string, n: number, timeoutMs = 60_000): Promis
     if (lines >= n) return lines;
     if (Date.now() > deadline) throw new Error(`${path} has ${lines} lines after ${timeoutMs / 1000} s, waited for ${n}`);
     await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** The run's summary once it is no longer running (the coordinator's word); fails loudly after `timeoutMs`. */
-async function waitForEnd(runId: string, timeoutMs: number): Promise<RunSummary> {
-  const socket = await fleet.control();
-  try {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));
-      const run = status.runs.find((r) => r.runId === runId);
-      if (run && run.state !== 'running') return run;
-      if (Date.now() > deadline) throw new Error(`run ${runId} is still ${run?.state ?? 'unknown'} ${timeoutMs / 1000} s after its agent restarted`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    socket.close();
   }
 }
 
@@ -103,12 +90,13 @@ async function waitForDeath(pid: number, timeoutMs: number): Promise<void> {
   }
 }
 
-test('a SIGKILLed agent takes its harness with it, the timing lock is released, and the restarted agent ends the run', async () => {
+test('a SIGKILLed agent takes its harness with it, releases the timing lock, and once restarted resumes the run: every planned sample once, the interrupted round redone', async () => {
   const agent = await fleet.startAgent('phoenix', fleet.url, ['--nice', '5']);
   const socket = await fleet.control();
-  const { runId } = await startRun(socket, PLAN, ['phoenix']);
+  const { runId, planSha256 } = await startRun(socket, PLAN, ['phoenix']);
   socket.close();
-  const spoolFile = join(fleet.dir, 'agents', 'phoenix', 'runs', runId, 'out', 'whole.jsonl');
+  const spoolDir = join(fleet.dir, 'agents', 'phoenix', 'runs', runId, 'out');
+  const spoolFile = join(spoolDir, 'whole.jsonl');
   await waitForLines(spoolFile, 3);
   const lockFile = String(fleet.env['BENCHFLEET_LOCK_FILE']);
   const holder = readLockHolder(lockFile);
@@ -121,6 +109,9 @@ test('a SIGKILLed agent takes its harness with it, the timing lock is released, 
   assert.equal(readLockHolder(lockFile), null, 'the dying harness removed its lock file');
   const written = await completeLines(spoolFile);
   assert.ok(written >= 3 && written < 1 + PLANNED_PER_POLICY, `the harness stopped mid-run with its agent (it wrote ${written} of ${1 + PLANNED_PER_POLICY} lines of whole)`);
+  const perRound = PLAN.kernels.length * PLAN.arms.length;
+  const partial = (written - 1) % perRound;
+  assert.ok(partial > 0, `the kill fell mid-round (${written - 1} samples, rounds of ${perRound})`);
 
   // The restarted agent's spool scan is held open on a FIFO (the scan reads every runs/*/status.json)
   // so the test knows it is mid-scan: an agent that connects before its scan is done can miss
@@ -129,13 +120,53 @@ test('a SIGKILLed agent takes its harness with it, the timing lock is released, 
   const gate = join(fleet.dir, 'agents', 'phoenix', 'runs', 'zzzz-scan-gate');
   await mkdir(gate);
   execFileSync('mkfifo', [join(gate, 'status.json')]);
+  const finished = waitForRun(fleet, runId, 120_000);
+  finished.catch(() => undefined); // awaited below; this only keeps an earlier failure from also reporting it
   const restarted = fleet.startAgent('phoenix');
-  restarted.catch(() => undefined); // awaited below; this only keeps a failed assertion from also reporting it
+  restarted.catch(() => undefined);
   const writer = await open(join(gate, 'status.json'), 'w'); // returns once the agent opened it to read
   await assertStaysOffline('phoenix', 1500);
   await writer.close(); // the agent reads an empty file, skips it, finishes its scan and connects
-  await restarted;
-  const run = await waitForEnd(runId, 60_000);
-  assert.equal(run.machines['phoenix']?.state, 'failed');
-  assert.match(run.machines['phoenix']?.message ?? '', /restarted during the run/);
+  const resumedAgent = await restarted;
+  const run = await finished;
+  assert.equal(run.state, 'completed');
+  assert.equal(run.machines['phoenix']?.state, 'completed');
+  assert.match(resumedAgent.output(), /resuming after a restart of the agent/);
+
+  const runDir = join(fleet.dir, 'coordinator', 'runs', runId);
+  const keyOf = (s: { record: { kernel: string; arm: string; round: number } }): string => `${s.record.kernel}/${s.record.arm}/${s.record.round}`;
+  for (const policy of PLAN.policies) {
+    const stored = join(runDir, 'phoenix', `${policy}.jsonl`);
+    assert.equal(sha256(await readFile(stored)), sha256(await readFile(join(spoolDir, `${policy}.jsonl`))), `${policy}: the coordinator's copy is byte-identical to the spool`);
+    const { parsed } = await readRawFile(stored);
+    assert.deepEqual(parsed.problems, [], `${policy}: no problems`);
+    assert.equal(parsed.environment?.planSha256, planSha256);
+    const keys = parsed.samples.map(keyOf);
+    assert.equal(keys.length, PLANNED_PER_POLICY, `${policy}: every planned (kernel, arm, round) in the analysis`);
+    assert.equal(new Set(keys).size, PLANNED_PER_POLICY, `${policy}: each exactly once`);
+    const records = await readJsonLines(stored);
+    assert.deepEqual(records.map((r, i) => (r['type'] === 'sample' ? r['seq'] : i)), records.map((_, i) => i), `${policy}: seq is the line number, always increasing`);
+    const summary = JSON.parse(await readFile(join(runDir, 'phoenix', `${policy}.summary.json`), 'utf8')) as Summary;
+    assert.equal(summary.rows.length, perRound);
+    assert.ok(summary.rows.every((r) => r.rounds === PLAN.rounds), `${policy}: every row has all ${PLAN.rounds} rounds`);
+  }
+  // whole was interrupted mid-round: its partial round is still in the file, superseded by the redo.
+  const { parsed: whole } = await readRawFile(join(runDir, 'phoenix', 'whole.jsonl'));
+  const round = Math.floor((written - 1) / perRound) + 1;
+  const supersededLines = Array.from({ length: partial }, (_, i) => written - partial + 1 + i);
+  assert.deepEqual(whole.redone, [{ round, segment: 0, supersededLines }]);
+  assert.deepEqual(whole.superseded.map((s) => s.line), supersededLines);
+  assert.equal(whole.lines, written + 1 + (PLANNED_PER_POLICY - (round - 1) * perRound), 'segment 0 lines, the segment 1 environment row, then the rest from the redone round on');
+  assert.deepEqual(whole.segments.map((s) => [s.segment, s.line, s.resumedFrom]), [[1, written + 1, { segment: 0, redoneRound: round }]]);
+  // pages had not started: its file begins with segment 1's environment row and redoes nothing.
+  const { parsed: pages } = await readRawFile(join(runDir, 'phoenix', 'pages.jsonl'));
+  assert.equal(pages.environment?.segment, 1);
+  assert.deepEqual(pages.redone, []);
+  // Same shape as a summary of a run that was never interrupted.
+  const [wholeSummary, pagesSummary] = await Promise.all(['whole', 'pages'].map(async (p) => JSON.parse(await readFile(join(runDir, 'phoenix', `${p}.summary.json`), 'utf8')) as Summary));
+  assert.deepEqual(Object.keys(wholeSummary ?? {}), Object.keys(pagesSummary ?? {}));
+  assert.deepEqual(Object.keys(wholeSummary?.counts ?? {}), Object.keys(pagesSummary?.counts ?? {}));
+  assert.equal(wholeSummary?.counts.superseded, partial);
+  assert.match(await readFile(join(runDir, 'report.md'), 'utf8'), new RegExp(`Round ${round} of phoenix/whole was interrupted by a restart and redone`));
+  assert.equal((await verifyManifest(runDir)).ok, true);
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isHarnessEvent, type HarnessEvent } from '../../shared/harness-events.ts';
+import { isHarnessEvent, type HarnessEvent } from '../../shared/harness-contract.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/benchfleet.js', import.meta.url));

@@ -93,5 +93,5 @@ test('a seq seen before, and jobs, repeats or a round that contradict the enviro
     { line: 7, kind: 'plan-mismatch', message: "line 7: sample has 1 repeats, the environment row's plan 2; kept" },
   ]);
   assert.equal(summary.rows.find((r) => r.arm === 'taskpool-8-batched')?.speedup.median, 2);
-  assert.deepEqual(summary.counts, { samples: 3, used: 3, failed: 0 });
+  assert.deepEqual(summary.counts, { samples: 3, superseded: 0, used: 3, failed: 0 });
 });

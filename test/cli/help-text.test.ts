@@ -4,6 +4,7 @@
 // per command costs seconds each on a loaded machine; main is the same code either way).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { commands } from '../../cli/command-list.ts';
 import { main } from '../../cli/main.ts';
 import { newRunId } from '../../coordinator/run-id.ts';
 
@@ -22,7 +23,8 @@ async function helpOf(argv: string[]): Promise<{ code: number; stdout: string }>
   }
 }
 
-const COMMANDS = ['build-corpus', 'kernels', 'kernel run', 'analyze', 'manifest', 'report', 'harness', 'compare', 'coordinator', 'agent', 'run', 'status', 'results', 'cancel', 'demo'];
+/** Every subcommand of the CLI's own list; `kernel` has its help on `kernel run`. */
+const COMMANDS = commands.map((c) => String(c.command).split(' ')[0] ?? '').map((name) => (name === 'kernel' ? 'kernel run' : name));
 const RUN_ID = /\b\d{8}-\d{6}-[0-9a-z]{6}\b/g;
 /** What a made-up id looks like: r- and a few letters or digits. */
 const FAKE_ID = /\br-[0-9a-z]{1,6}\b/;

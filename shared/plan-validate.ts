@@ -8,8 +8,12 @@ import { BenchfleetError } from './errors.ts';
 import type { Plan, Schedule } from './plan.ts';
 import { POLICIES, isPolicy, type Policy } from './policies.ts';
 
-/** The environment variable the study's scripts read; it selects the policies when the plan names none. */
-export const POLICY_ENV = 'FOLIO_CORPUS_RESET';
+/**
+ * Upper bounds of a plan's sizes. The harness builds the whole schedule before it starts, so an
+ * unbounded plan (`rounds: 1e9`) would run V8 out of memory instead of failing with a message.
+ * Each is far above the study's (7 rounds, 4 repeats, 16 jobs, 21 x 17 x 3 x 7 = 7,497 samples).
+ */
+export const PLAN_LIMITS = { rounds: 1000, repeats: 1000, jobs: 1_000_000, samples: 200_000 } as const;
 
 /** The input region every kernel shares (kernels/assembly/common/layout.ts: INPUT_CAP). */
 export const MAX_INPUT_BYTES = 3 * 1024 * 1024;
@@ -40,6 +44,12 @@ function positiveInteger(value: unknown, field: string): number {
   return value;
 }
 
+function bounded(value: unknown, field: 'rounds' | 'repeats' | 'jobs'): number {
+  const n = positiveInteger(value, field);
+  if (n > PLAN_LIMITS[field]) throw invalid(`plan.${field} is ${n}; at most ${PLAN_LIMITS[field].toLocaleString('en-US')} (docs/plan.md, "Limits")`);
+  return n;
+}
+
 /** A list of distinct names from `known`, or "all". */
 function nameList(value: unknown, field: string, known: readonly string[], what: string): string[] | 'all' {
   if (value === 'all') return 'all';
@@ -56,18 +66,12 @@ function nameList(value: unknown, field: string, known: readonly string[], what:
   return [...seen];
 }
 
-function policyList(value: unknown, env: NodeJS.ProcessEnv): Policy[] {
+function policyList(value: unknown): Policy[] {
   const named = value === undefined || (Array.isArray(value) && value.length === 0) ? undefined : value;
   if (named === undefined) {
-    const raw = env[POLICY_ENV]?.trim();
-    if (!raw) {
-      throw invalid(`plan.policies is missing: name the reset policies (${POLICIES.join(', ')}) or set ${POLICY_ENV}`);
-    }
-    const names = raw.split(',').map((s) => s.trim());
-    for (const name of names) {
-      if (!isPolicy(name)) throw invalid(`${POLICY_ENV}="${raw}": "${name}" is not a policy; policies are ${POLICIES.join(', ')}`);
-    }
-    return [...new Set(names as Policy[])];
+    // FOLIO_CORPUS_RESET is resolved into the plan text by the CLI (shared/plan-policy-env.ts), never here:
+    // a plan's hash names one set of policies wherever it is read.
+    throw invalid(`plan.policies is missing: name the reset policies (${POLICIES.join(', ')}) or set FOLIO_CORPUS_RESET for \`run\` or \`harness\``);
   }
   if (!Array.isArray(named)) throw invalid(`plan.policies must be an array of policy names, got ${describe(named)}`);
   const seen = new Set<Policy>();
@@ -93,17 +97,12 @@ function inputSizes(value: unknown, kernels: readonly string[]): Record<string, 
   return out;
 }
 
-export interface ParsePlanOptions {
-  /** Where FOLIO_CORPUS_RESET is read from (default process.env). */
-  env?: NodeJS.ProcessEnv;
-}
-
 /**
  * Validate a parsed plan document. Unknown fields are rejected; `native` is added to a list of
- * arms that lacks it (it is every ratio's denominator); policies come from FOLIO_CORPUS_RESET
- * when the plan names none.
+ * arms that lacks it (it is every ratio's denominator). Reads nothing but `json` (no
+ * environment), so one plan text means one plan everywhere.
  */
-export function parsePlan(json: unknown, options: ParsePlanOptions = {}): Plan {
+export function parsePlan(json: unknown): Plan {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw invalid(`plan must be a JSON object, got ${describe(json)}`);
   }
@@ -114,14 +113,20 @@ export function parsePlan(json: unknown, options: ParsePlanOptions = {}): Plan {
   const plan: Plan = {
     kernels: nameList(doc['kernels'], 'kernels', kernelNames(), 'kernel'),
     arms: nameList(doc['arms'], 'arms', ARM_NAMES, 'arm'),
-    policies: policyList(doc['policies'], options.env ?? process.env),
-    rounds: positiveInteger(doc['rounds'], 'rounds'),
-    repeats: positiveInteger(doc['repeats'], 'repeats'),
-    jobs: positiveInteger(doc['jobs'], 'jobs'),
+    policies: policyList(doc['policies']),
+    rounds: bounded(doc['rounds'], 'rounds'),
+    repeats: bounded(doc['repeats'], 'repeats'),
+    jobs: bounded(doc['jobs'], 'jobs'),
     seed: 0,
     schedule: 'sequential',
   };
   if (plan.arms !== 'all' && !plan.arms.includes(NATIVE_ARM)) plan.arms = [NATIVE_ARM, ...plan.arms];
+  const kernels = planKernels(plan).length;
+  const arms = planArms(plan).length;
+  const samples = kernels * arms * plan.policies.length * plan.rounds;
+  if (samples > PLAN_LIMITS.samples) {
+    throw invalid(`plan has ${kernels} kernels x ${arms} arms x ${plan.policies.length} policies x ${plan.rounds} rounds = ${samples.toLocaleString('en-US')} samples; at most ${PLAN_LIMITS.samples.toLocaleString('en-US')} in one plan: lower plan.rounds or run fewer kernels, arms or policies`);
+  }
   const seed = doc['seed'];
   if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
     throw invalid(`plan.seed must be an integer from 0 to 4294967295, got ${describe(seed)}`);

@@ -19,6 +19,7 @@ import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { preventSleep } from '../../agent/harness/no-sleep.ts';
 import { describeLoadWait } from '../../shared/load-wait-text.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { applyPolicyEnv, POLICY_ENV } from '../../shared/plan-policy-env.ts';
 import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 import { printJson, printLine } from '../output.ts';
 import { readInputFile } from '../read-input.ts';
@@ -78,7 +79,8 @@ async function reexecute(args: Args, isolation: IsolationOptions): Promise<void>
 }
 
 async function runHere(args: Args): Promise<void> {
-  const bytes = await readInputFile(args.plan);
+  // FOLIO_CORPUS_RESET goes into the plan text before it is hashed (records name that hash).
+  const bytes = new TextEncoder().encode(applyPolicyEnv(new TextDecoder().decode(await readInputFile(args.plan))));
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));
@@ -182,7 +184,7 @@ export const harnessCommand: CommandModule<object, Args> = {
       .example('$0 harness --plan plans/study.json --out results/ryzen', 'the study plan on this machine')
       .example('$0 harness --plan study.json --out r --cpus 4-11 --nice 19 --heap-mb 128', 'isolated as in the reset-policies study: pinned, nice 19, 128 MiB heap')
       .example('$0 harness --plan study.json --out results/ryzen --resume', 'continue a run that was interrupted')
-      .epilogue(`FOLIO_CORPUS_RESET selects the policy when the plan names none. A child started by a lock holder runs under its lock when ${LOCK_HELD_BY_ENV} is the holder's pid.`),
+      .epilogue(`${POLICY_ENV}, the study scripts' variable naming the reset policies (e.g. whole,pages), is written into a plan that names none before it is hashed. A child started by a lock holder runs under its lock when ${LOCK_HELD_BY_ENV} is the holder's pid.`),
   handler: async (args) => {
     const isolation: IsolationOptions = {
       ...(args.cpus !== undefined ? { cpus: args.cpus } : {}),

@@ -1,6 +1,7 @@
 // `benchfleet run PLAN --machines a,b`: one run of a plan on several machines.
 import type { CommandModule } from 'yargs';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { applyPolicyEnv, POLICY_ENV } from '../../shared/plan-policy-env.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { readInputFile } from '../read-input.ts';
 import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
@@ -25,9 +26,11 @@ export const runCommand: CommandModule<object, Args> = {
         .option('json', { type: 'boolean', default: false, describe: 'Print { runId, planSha256 } (with --follow: also the final state and report)' }),
     ))
       .example('$0 run deploy/plans/study.json --machines ryzen,m2pro --follow', 'the study on two machines')
-      .example('$0 run deploy/plans/demo.json --machines ryzen --runs 5', 'five back-to-back runs, then `benchfleet compare` them'),
+      .example('$0 run deploy/plans/demo.json --machines ryzen --runs 5', 'five back-to-back runs, then `benchfleet compare` them')
+      .epilogue(`${POLICY_ENV}, the study scripts' variable naming the reset policies (e.g. whole,pages), is written into a plan that names none before it is sent and hashed.`),
   handler: async (args) => {
-    const text = new TextDecoder().decode(await readInputFile(args.plan));
+    // FOLIO_CORPUS_RESET goes into the plan text here, before the coordinator hashes it.
+    const text = applyPolicyEnv(new TextDecoder().decode(await readInputFile(args.plan)));
     try {
       parsePlan(JSON.parse(text));
     } catch (error) {

@@ -16,7 +16,7 @@ import type { ArmOutcome, SampleSpec } from '../../agent/harness/sample-spec.ts'
 const JOBS = 16;
 const REPEATS = 100;
 const ROUNDS = 6;
-const plan = parsePlan({ kernels: ['xxhash32'], arms: 'all', policies: ['pages'], rounds: 1, repeats: REPEATS, jobs: JOBS, seed: 1, inputSizes: { xxhash32: 16 } }, { env: {} });
+const plan = parsePlan({ kernels: ['xxhash32'], arms: 'all', policies: ['pages'], rounds: 1, repeats: REPEATS, jobs: JOBS, seed: 1, inputSizes: { xxhash32: 16 } });
 const kernel = prepareKernel('xxhash32', plan);
 const snapshot = snapshotKernel(kernel);
 const spec = (arm: string): SampleSpec => ({ kernel, snapshot, arm: parseArm(arm), policy: 'pages', pageSize: 4096, jobs: JOBS, repeats: REPEATS, warmupJobs: 20 });

@@ -16,7 +16,7 @@ export interface StudyRun {
 
 export async function runStudyPlan(onSample?: RunOptions['onSample']): Promise<StudyRun> {
   const full = process.env['BENCHFLEET_BENCH_FULL'] === '1';
-  const plan = parsePlan({ ...STUDY_PLAN, rounds: full ? STUDY_PLAN.rounds : 1 }, { env: {} });
+  const plan = parsePlan({ ...STUDY_PLAN, rounds: full ? STUDY_PLAN.rounds : 1 });
   const dir = mkdtempSync(join(tmpdir(), 'bf-bench-'));
   try {
     const summary = await runPlan(plan, { outDir: join(dir, 'out'), ...(onSample ? { onSample } : {}) });

@@ -18,7 +18,6 @@ const rounds = Number(process.env['BENCHFLEET_BENCH_ROUNDS'] ?? STUDY_PLAN.round
 const keep = process.env['BENCHFLEET_BENCH_KEEP'];
 const plan = parsePlan(
   { ...STUDY_PLAN, name: 'study, four policies, taskpool-2-batched', arms: ['native', ARM], policies: ['whole', 'pages', 'checkpoint', 'tracked'], rounds, schedule: 'interleaved' },
-  { env: {} },
 );
 const dir = keep ?? mkdtempSync(join(tmpdir(), 'bf-bench-tracked-'));
 let failed = 0;

@@ -6,7 +6,7 @@ import { STUDY_PLAN } from '../../shared/plan.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 
 function plan(file: string) {
-  return parsePlan(JSON.parse(readFileSync(new URL(`../../deploy/plans/${file}`, import.meta.url), 'utf8')), { env: {} });
+  return parsePlan(JSON.parse(readFileSync(new URL(`../../deploy/plans/${file}`, import.meta.url), 'utf8')));
 }
 
 test('study.json is the seed study: three policies, fixed inputs', () => {

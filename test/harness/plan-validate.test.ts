@@ -4,13 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { STUDY_PLAN } from '../../shared/plan.ts';
 import { parsePlan, planArms, planKernels } from '../../shared/plan-validate.ts';
+import { applyPolicyEnv } from '../../shared/plan-policy-env.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
 import { ARM_NAMES } from '../../shared/arms.ts';
 
 const base = { kernels: ['xxhash32'], arms: ['taskpool-2-batched'], policies: ['pages'], rounds: 2, repeats: 2, jobs: 4, seed: 1 };
 
-function fails(plan: unknown, message: string | RegExp, env: NodeJS.ProcessEnv = {}): void {
-  assert.throws(() => parsePlan(plan, { env }), (error: unknown) => {
+function fails(plan: unknown, message: string | RegExp): void {
+  assert.throws(() => parsePlan(plan), (error: unknown) => {
     assert.ok(error instanceof Error);
     assert.equal((error as { code?: string }).code, 'PLAN_INVALID');
     if (typeof message === 'string') assert.equal(error.message, message);
@@ -20,7 +21,7 @@ function fails(plan: unknown, message: string | RegExp, env: NodeJS.ProcessEnv =
 }
 
 test('the study plan is valid and expands to every kernel and the 17 arms', () => {
-  const plan = parsePlan(JSON.parse(JSON.stringify(STUDY_PLAN)), { env: {} });
+  const plan = parsePlan(JSON.parse(JSON.stringify(STUDY_PLAN)));
   assert.deepEqual(plan, STUDY_PLAN);
   assert.deepEqual(planKernels(plan), kernelNames());
   assert.deepEqual(planArms(plan), ARM_NAMES);
@@ -49,19 +50,39 @@ test('unknown or repeated kernels and arms name their index', () => {
 });
 
 test('native is added to a list of arms that lacks it, first', () => {
-  const plan = parsePlan(base, { env: {} });
+  const plan = parsePlan(base);
   assert.deepEqual(plan.arms, ['native', 'taskpool-2-batched']);
   assert.deepEqual(planArms(plan), ['native', 'taskpool-2-batched']);
 });
 
-test('FOLIO_CORPUS_RESET selects the policies only when the plan names none', () => {
+test('FOLIO_CORPUS_RESET is written into a plan that names no policies, before hashing; the validator never reads it', () => {
   const { policies: _policies, ...noPolicies } = base;
-  assert.deepEqual(parsePlan(noPolicies, { env: { FOLIO_CORPUS_RESET: 'checkpoint' } }).policies, ['checkpoint']);
-  assert.deepEqual(parsePlan({ ...base, policies: [] }, { env: { FOLIO_CORPUS_RESET: 'whole,pages' } }).policies, ['whole', 'pages']);
-  assert.deepEqual(parsePlan(base, { env: { FOLIO_CORPUS_RESET: 'whole' } }).policies, ['pages']);
-  fails(noPolicies, 'FOLIO_CORPUS_RESET="wholesale": "wholesale" is not a policy; policies are whole, pages, checkpoint, tracked, fresh', { FOLIO_CORPUS_RESET: 'wholesale' });
-  fails(noPolicies, 'plan.policies is missing: name the reset policies (whole, pages, checkpoint, tracked, fresh) or set FOLIO_CORPUS_RESET');
+  const text = `${JSON.stringify(noPolicies)}\n`;
+  const resolved = applyPolicyEnv(text, { FOLIO_CORPUS_RESET: 'whole, pages' });
+  assert.deepEqual(JSON.parse(resolved), { ...noPolicies, policies: ['whole', 'pages'] });
+  assert.deepEqual(parsePlan(JSON.parse(resolved)).policies, ['whole', 'pages']);
+  assert.equal(applyPolicyEnv(`${JSON.stringify({ ...base, policies: [] })}\n`, { FOLIO_CORPUS_RESET: 'checkpoint' }).includes('"checkpoint"'), true);
+  const named = `${JSON.stringify(base)}\n`;
+  assert.equal(applyPolicyEnv(named, { FOLIO_CORPUS_RESET: 'whole' }), named, 'a plan that names its policies is left byte for byte');
+  assert.equal(applyPolicyEnv(text, {}), text, 'unset: unchanged');
+  assert.throws(() => applyPolicyEnv(text, { FOLIO_CORPUS_RESET: 'wholesale' }), { message: 'FOLIO_CORPUS_RESET="wholesale": "wholesale" is not a policy; policies are whole, pages, checkpoint, tracked, fresh' });
+  const saved = process.env['FOLIO_CORPUS_RESET'];
+  process.env['FOLIO_CORPUS_RESET'] = 'pages';
+  try {
+    fails(noPolicies, 'plan.policies is missing: name the reset policies (whole, pages, checkpoint, tracked, fresh) or set FOLIO_CORPUS_RESET for `run` or `harness`');
+  } finally {
+    if (saved === undefined) delete process.env['FOLIO_CORPUS_RESET'];
+    else process.env['FOLIO_CORPUS_RESET'] = saved;
+  }
   fails({ ...base, policies: ['pages', 'snapshot'] }, 'plan.policies[1] "snapshot" is not a policy; policies are whole, pages, checkpoint, tracked, fresh');
+});
+
+test('rounds, repeats, jobs and the total number of samples have stated upper bounds that name the field', () => {
+  fails({ ...base, rounds: 1e9 }, 'plan.rounds is 1000000000; at most 1,000 (docs/plan.md, "Limits")');
+  fails({ ...base, repeats: 1001 }, 'plan.repeats is 1001; at most 1,000 (docs/plan.md, "Limits")');
+  fails({ ...base, jobs: 2_000_000 }, 'plan.jobs is 2000000; at most 1,000,000 (docs/plan.md, "Limits")');
+  fails({ ...base, kernels: 'all', arms: 'all', policies: ['whole', 'pages', 'checkpoint', 'tracked', 'fresh'], rounds: 1000 }, /^plan has 21 kernels x 17 arms x 5 policies x 1000 rounds = 1,785,000 samples; at most 200,000 in one plan/);
+  assert.equal(parsePlan({ ...base, rounds: 1000, repeats: 1000, jobs: 1_000_000 }).rounds, 1000);
 });
 
 test('schedule, seed, page size, input sizes and warm-up are checked', () => {
@@ -72,17 +93,17 @@ test('schedule, seed, page size, input sizes and warm-up are checked', () => {
   fails({ ...base, inputSizes: { xxhash32: 4 * 1024 * 1024 } }, 'plan.inputSizes.xxhash32 is 4194304 bytes; the input region holds at most 3145728');
   fails({ ...base, warmupJobs: -2 }, 'plan.warmupJobs must be an integer of at least 0, got -2');
   fails([base], 'plan must be a JSON object, got an array');
-  const plan = parsePlan({ ...base, schedule: 'interleaved', pageSize: 16384, inputSizes: { xxhash32: 1000 }, warmupJobs: 0, name: 'x' }, { env: {} });
+  const plan = parsePlan({ ...base, schedule: 'interleaved', pageSize: 16384, inputSizes: { xxhash32: 1000 }, warmupJobs: 0, name: 'x' });
   assert.equal(plan.schedule, 'interleaved');
   assert.equal(plan.pageSize, 16384);
   assert.deepEqual(plan.inputSizes, { xxhash32: 1000 });
   assert.equal(plan.warmupJobs, 0);
-  assert.equal(parsePlan(base, { env: {} }).schedule, 'sequential');
+  assert.equal(parsePlan(base).schedule, 'sequential');
 });
 
 test('inputs is "fixed" or "varying", absent by default, and changes the plan hash when given', () => {
   fails({ ...base, inputs: 'random' }, 'plan.inputs must be "fixed" or "varying", got "random"');
-  assert.equal(parsePlan(base, { env: {} }).inputs, undefined);
-  assert.equal(parsePlan({ ...base, inputs: 'varying' }, { env: {} }).inputs, 'varying');
-  assert.notEqual(JSON.stringify(parsePlan({ ...base, inputs: 'varying' }, { env: {} })), JSON.stringify(parsePlan(base, { env: {} })));
+  assert.equal(parsePlan(base).inputs, undefined);
+  assert.equal(parsePlan({ ...base, inputs: 'varying' }).inputs, 'varying');
+  assert.notEqual(JSON.stringify(parsePlan({ ...base, inputs: 'varying' })), JSON.stringify(parsePlan(base)));
 });

@@ -15,7 +15,7 @@ const ARMS = ['native', 'workers-2-batched', 'workers-1-unbatched', 'taskpool-2-
 const KERNELS = ['xxhash32', 'sort-u32'];
 
 function plan(schedule: 'sequential' | 'interleaved') {
-  return parsePlan({ kernels: KERNELS, arms: ARMS, policies: ['pages', 'checkpoint'], rounds: 2, repeats: 2, jobs: 4, seed: 11, schedule, inputSizes: { 'sort-u32': 16384 } }, { env: {} });
+  return parsePlan({ kernels: KERNELS, arms: ARMS, policies: ['pages', 'checkpoint'], rounds: 2, repeats: 2, jobs: 4, seed: 11, schedule, inputSizes: { 'sort-u32': 16384 } });
 }
 
 function read(dir: string, policy: string): { env: EnvironmentRecord; samples: SampleRecord[] } {
@@ -90,7 +90,7 @@ test('a small plan gives kernels x arms x rounds samples per policy, all ok, and
 test('a broken reset fails every taskpool sample\'s final-state check and the run goes on', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bf-runner-fault-'));
   try {
-    const p = parsePlan({ kernels: ['xxhash32'], arms: ['taskpool-2-unbatched', 'workers-1-batched'], policies: ['whole'], rounds: 2, repeats: 2, jobs: 4, seed: 2, inputSizes: { xxhash32: 4096 } }, { env: {} });
+    const p = parsePlan({ kernels: ['xxhash32'], arms: ['taskpool-2-unbatched', 'workers-1-batched'], policies: ['whole'], rounds: 2, repeats: 2, jobs: 4, seed: 2, inputSizes: { xxhash32: 4096 } });
     const summary = await runPlan(p, { outDir: dir, resetFault: { skipPage: 0x400000 / 4096 } });
     assert.equal(summary.samples, 6);
     assert.equal(summary.failedSamples, 2);

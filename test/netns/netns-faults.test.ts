@@ -45,11 +45,6 @@ const PLAN: NetnsPlan = {
 const POLICIES: readonly Policy[] = PLAN.policies;
 const PER_MACHINE = plannedLines(PLAN) * PLAN.policies.length;
 const OUTAGE_MS = 30_000;
-/**
- * Behaviour of the agent (issue 9, its other part) that the resume test needs and
- * that has not landed yet; the test runs and reports, and counts once this is fixed.
- */
-const RESUME_TODO = 'missing: resume of an interrupted run; the restarted agent marks the run failed ("the agent restarted during the run") instead of continuing it';
 
 let fleet: NetnsFleet;
 before(async () => {
@@ -126,17 +121,23 @@ test('coordinator data on a tmpfs that fills mid-run: nothing torn or unwritten 
   await assertManifestVerifies(fleet, runId);
 });
 
-test('an agent SIGKILLed mid-run and restarted on the same --state resumes the run; its samples arrive exactly once', { skip, todo: skip ? false : RESUME_TODO, timeout: 120_000 }, async () => {
+test('an agent SIGKILLed mid-run and restarted on the same --state resumes the run; its samples arrive exactly once', { skip, timeout: 120_000 }, async () => {
   const { runId } = await startRun(fleet, PLAN, ['a', 'b']);
   await waitForLines(fleet.rawPath(runId, 'a', 'whole'), 3, 'a delivering its first samples');
   await fleet.agent('a').stop('SIGKILL');
   const atKill = await deliveredLines(fleet, runId, ['a'], POLICIES);
+  const storedAtKill = await Promise.all(POLICIES.map((p) => readFile(fleet.rawPath(runId, 'a', p)).catch(() => Buffer.alloc(0))));
   await fleet.startAgent('a');
   const run = await waitForRunEnd(fleet, runId, 100_000);
   assertMidRun(atKill, PER_MACHINE, 'the SIGKILL of agent a');
   assert.equal(run.machines['a']?.state, 'completed', JSON.stringify(run.machines['a']));
   assert.equal(run.state, 'completed');
   await assertExactlyOnce(fleet, runId, 'a', PLAN, 'resumed');
+  // Nothing delivered before the kill is dropped, and the resumed segment has its own environment row.
+  const storedNow = await Promise.all(POLICIES.map((p) => readFile(fleet.rawPath(runId, 'a', p))));
+  for (const [i, before] of storedAtKill.entries()) assert.ok(storedNow[i]?.subarray(0, before.length).equals(before), `a/${POLICIES[i]}: lines delivered before the kill were changed`);
+  const environments = storedNow.map((b) => b.toString('utf8').split('\n').filter((l) => l.includes('"type":"environment"')).length);
+  assert.ok(environments.some((n) => n >= 2), `no resumed segment with its own environment row (environment rows per policy: ${environments.join(', ')})`);
   assert.equal(await assertExactlyOnce(fleet, runId, 'b', PLAN, 'complete'), PER_MACHINE);
   await assertManifestVerifies(fleet, runId);
 });

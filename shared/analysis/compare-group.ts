@@ -87,7 +87,8 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
     const interval = medianInterval(speedups, settings.confidence);
     const loads = m.group.rounds.map((r) => r.arm.sample.roundLoadAverage[0]);
     const effect = test.effects[i];
-    const flagged = standsOut(i);
+    // No verdict from failed samples, so no run singled out by one either.
+    const flagged = (totalFailures === 0 || settings.includeFailed) && standsOut(i);
     const outliers = madOutliers(logRounds[i] as number[]);
     return {
       run: m.run,

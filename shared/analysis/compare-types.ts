@@ -31,7 +31,7 @@ export interface CompareRun {
   failures: number;
   /** The run's mean log speedup minus the mean over runs, as a relative difference exp(d) - 1, with its one-sided (1 - alpha) bounds; null when no test could be made. */
   effect: { estimate: number; lo: number; hi: number } | null;
-  /** The verdict is unstable and this run's mean log speedup differs from the median of the run means by more than t_{1 - alpha/(2 runs)} sqrt(MS_within (1/n_i + 1/n)) (Bonferroni); needs three runs. */
+  /** The verdict is unstable (and not withheld for failed samples) and this run's mean log speedup differs from the median of the run means by more than t_{1 - alpha/(2 runs)} sqrt(MS_within (1/n_i + 1/n)) (Bonferroni); needs three runs. */
   flagged: boolean;
   /** Rounds whose log speedup is more than 3 scaled MADs from the run's median (reported, not removed). */
   outlierRounds: number[];

@@ -124,6 +124,7 @@ test('failed samples are counted and marked, and withhold the verdict unless --i
   assert.equal(g?.verdict, 'failed');
   assert.equal(g?.failures, 1);
   assert.deepEqual(g?.runs.map((r) => r.failures), [0, 1, 0]);
+  assert.deepEqual(g?.runs.map((r) => r.flagged), [false, false, false]);
   assert.equal(g?.recommendation.runs, null);
   assert.match(g?.message ?? '', /failed: 1 sample behind these runs failed their checks, so no verdict is given \(--include-failed gives one anyway\)/);
   const text = renderComparison(buildComparison(inputs, { resamples: 200 }), 'text');

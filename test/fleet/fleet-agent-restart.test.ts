@@ -170,3 +170,26 @@ test('a SIGKILLed agent takes its harness with it, releases the timing lock, and
   assert.match(await readFile(join(runDir, 'report.md'), 'utf8'), new RegExp(`Round ${round} of phoenix/whole was interrupted by a restart and redone`));
   assert.equal((await verifyManifest(runDir)).ok, true);
 });
+
+test('a cancel stops the harness (under nice) and the agent records the run as cancelled, not as a harness failure', async () => {
+  const agent = await fleet.startAgent('quitter', fleet.url, ['--nice', '5']);
+  const socket = await fleet.control();
+  const { runId } = await startRun(socket, PLAN, ['quitter']);
+  const spoolFile = join(fleet.dir, 'agents', 'quitter', 'runs', runId, 'out', 'whole.jsonl');
+  await waitForLines(spoolFile, 3);
+  const holder = readLockHolder(String(fleet.env['BENCHFLEET_LOCK_FILE']));
+  assert.ok(holder !== null && holder !== 'partial' && holder !== 'unreadable', 'the harness holds the timing lock while it runs');
+  try {
+    unwrap(await request<ControlToCoordinator, 'run:cancel'>(socket, 10_000, 'run:cancel', runId));
+  } finally {
+    socket.close();
+  }
+  await agent.waitFor(new RegExp(`run ${runId}: cancelled`), 30_000);
+  await waitForDeath(holder.pid, 20_000);
+  const written = await completeLines(spoolFile);
+  assert.ok(written < 1 + PLANNED_PER_POLICY, `the cancel fell mid-run (${written} of ${1 + PLANNED_PER_POLICY} lines)`);
+  const status = JSON.parse(await readFile(join(fleet.dir, 'agents', 'quitter', 'runs', runId, 'status.json'), 'utf8')) as { finished: { status: string; message?: string } | null };
+  assert.equal(status.finished?.status, 'cancelled');
+  assert.equal(status.finished?.message, 'cancelled');
+  assert.doesNotMatch(agent.output(), /harness failed|SIGTERM/);
+});

@@ -260,6 +260,7 @@ export class Coordinator {
     socket.on('agent:heartbeat', (raw) => {
       try {
         this.registry.seen(name, validateHeartbeat(raw).loadAverage);
+        this.events.emit('agents');
       } catch (error) {
         log.warn(`agent ${name}: ignored heartbeat: ${errorMessage(error)}`);
       }

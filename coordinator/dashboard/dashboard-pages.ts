@@ -37,10 +37,11 @@ export function appShell(): string {
   return `${head('benchfleet')}<script src="/assets/dashboard.js" defer></script>\n</head>\n<body>\n<div id="app"></div>\n</body>\n</html>\n`;
 }
 
-export type LoginProblem = 'wrong-token' | 'expired-link' | null;
+export type LoginProblem = 'wrong-token' | 'expired-link' | 'too-many' | null;
 
 const PROBLEM_TEXT: Record<Exclude<LoginProblem, null>, string> = {
   'wrong-token': 'Wrong token. Give the control token the coordinator was started with.',
+  'too-many': 'Too many failed logins from this address. Wait a minute, then log in with the control token.',
   'expired-link': 'This login link was used already or has expired. Log in with the control token, or restart the demo for a new link.',
 };
 

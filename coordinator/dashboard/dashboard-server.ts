@@ -17,6 +17,7 @@ import { ensureWebBundle, WEB_ASSETS } from '../../web/build.ts';
 import { CompareCache } from './compare-cache.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
 import type { DashboardSource } from './dashboard-source.ts';
+import { LoginLimiter } from './login-limiter.ts';
 import { RunViews } from './run-views.ts';
 import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } from './sessions.ts';
 
@@ -42,6 +43,7 @@ export class Dashboard {
   private readonly source: DashboardSource;
   private readonly options: DashboardOptions;
   private readonly sessions = new Sessions();
+  private readonly limiter = new LoginLimiter();
   private readonly views: RunViews;
   private readonly compares: CompareCache;
   private http: HttpServer | null = null;
@@ -235,9 +237,16 @@ export class Dashboard {
       body += String(chunk);
       if (body.length > MAX_LOGIN_BODY) return this.sendHtml(res, 413, loginPage('wrong-token'));
     }
+    const address = req.socket.remoteAddress ?? 'unknown';
+    if (this.limiter.blocked(address)) {
+      log.warn(`refused a dashboard login from ${address}: too many failed logins`);
+      return this.sendHtml(res, 429, loginPage('too-many'));
+    }
     const token = new URLSearchParams(body).get('token');
-    if (!this.options.checkToken(token)) {
-      log.warn(`refused a dashboard login with a wrong token from ${req.socket.remoteAddress ?? '?'}`);
+    // An empty token is never right, whatever the checker was given.
+    if (token === null || token === '' || !this.options.checkToken(token)) {
+      this.limiter.failed(address);
+      log.warn(`refused a dashboard login with a wrong token from ${address}`);
       return this.sendHtml(res, 401, loginPage('wrong-token'));
     }
     this.startSession(res, '/fleet');

@@ -63,6 +63,7 @@ export class RunViews {
           done: m.done,
           total: m.total,
           message: m.message,
+          waiting: m.waiting ?? null,
           etaSeconds: this.clock.eta(run.runId, name, m.done, m.total, m.state === 'running'),
         })),
     };
@@ -91,6 +92,7 @@ export class RunViews {
           name: agent.name,
           state: agent.state,
           lastSeen: agent.lastSeen,
+          load: agent.load,
           facts: agent.facts,
           affinity: await this.affinityOf(agent.name, runs),
           run: agent.runId === null ? null : { runId: agent.runId, progress: item?.machines.find((m) => m.name === agent.name) ?? null },

@@ -15,6 +15,8 @@ export interface MachineProgressView {
   done: number;
   total: number;
   message: string | null;
+  /** Why the machine waits before measuring (timing lock held, load too high); null when it does not. */
+  waiting: string | null;
   /** Seconds left at the rate seen since the dashboard first saw this machine progress; null when unknown. */
   etaSeconds: number | null;
 }
@@ -38,6 +40,8 @@ export interface FleetAgentView {
   name: string;
   state: 'idle' | 'running' | 'offline';
   lastSeen: string;
+  /** The latest load average the agent reported (its heartbeat, else its handshake). */
+  load: [number, number, number];
   facts: MachineFacts;
   /** CPUs the machine's last harness was pinned to (from its newest stored environment row); null when unknown or unpinned. */
   affinity: number[] | null;

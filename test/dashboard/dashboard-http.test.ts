@@ -1,5 +1,6 @@
 // The dashboard's HTTP rules without a browser: a one-time login link logs in once and only
-// ever sends the browser to a page of the dashboard, sessions end at logout, downloads are the
+// ever sends the browser to a page of the dashboard, failed logins are limited per address,
+// sessions end at logout, downloads are the
 // manifest's files only, and a comparison is refused for runs of different plans and computed
 // once per set of runs (the same answer whatever the order they are named in).
 import { test } from 'node:test';
@@ -51,6 +52,13 @@ test('one-time links, sessions, downloads and comparisons follow the dashboard\'
     const ba = await (await get(`/api/compare?runs=${b},${a}`)).text();
     assert.equal(ba, ab, 'one comparison per set of runs');
     assert.deepEqual((JSON.parse(ab) as { runs: string[] }).runs, [a, b].sort());
+
+    const login = (token: string): Promise<Response> => fetch(`${dashboard.url}/login`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+    assert.equal((await login('')).status, 401, 'an empty token is never right');
+    for (let i = 1; i < 10; i++) assert.equal((await login(`wrong-${i}`)).status, 401);
+    const limited = await login(fleet.token);
+    assert.equal(limited.status, 429, 'after 10 failed logins even the right token waits out the minute');
+    assert.equal(limited.headers.get('set-cookie'), null);
 
     const out = await fetch(`${dashboard.url}/logout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
     assert.equal(out.status, 303);

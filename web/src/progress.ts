@@ -5,7 +5,7 @@ import { formatDuration } from './format.ts';
 
 export function progressBar(m: MachineProgressView): HTMLElement {
   const total = Math.max(m.total, m.done, 1);
-  const eta = m.state === 'running' && m.etaSeconds !== null ? `, about ${formatDuration(m.etaSeconds)} left` : '';
+  const eta = m.waiting !== null ? `, waiting: ${m.waiting}` : m.state === 'running' && m.etaSeconds !== null ? `, about ${formatDuration(m.etaSeconds)} left` : '';
   return h(
     'span',
     { class: `progress state-${m.state}` },

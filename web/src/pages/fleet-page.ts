@@ -15,7 +15,7 @@ function agentRow(agent: FleetAgentView): HTMLTableRowElement {
     h('th', { scope: 'row' }, agent.name),
     h('td', {}, h('span', { class: `badge state-${agent.state}` }, agent.state === 'offline' ? 'offline' : `online, ${agent.state}`)),
     h('td', { title: agent.lastSeen }, formatAgo(agent.lastSeen)),
-    h('td', {}, f.loadAverage.map((x) => x.toFixed(2)).join(' / ')),
+    h('td', {}, agent.load.map((x) => x.toFixed(2)).join(' / ')),
     h('td', {}, `${f.cpuModel} (${f.cores} cores)`),
     h('td', {}, `${f.platform} ${f.osRelease} ${f.arch}`),
     h('td', {}, `Node ${f.node} / V8 ${f.v8}`),
@@ -30,7 +30,7 @@ function fleetTable(view: FleetView): HTMLElement {
   return h(
     'table',
     { class: 'fleet' },
-    h('thead', {}, h('tr', {}, ...['machine', 'status', 'last seen', 'load (1/5/15 min, at connect)', 'CPU', 'OS', 'Node / V8', 'governor', 'affinity', 'run'].map((t) => h('th', {}, t)))),
+    h('thead', {}, h('tr', {}, ...['machine', 'status', 'last seen', 'load (1/5/15 min)', 'CPU', 'OS', 'Node / V8', 'governor', 'affinity', 'run'].map((t) => h('th', {}, t)))),
     h('tbody', {}, ...view.agents.map(agentRow)),
   );
 }

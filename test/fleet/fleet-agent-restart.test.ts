@@ -14,6 +14,7 @@ import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { readRawFile } from '../../shared/analysis/raw-reader.ts';
 import { verifyManifest } from '../../shared/analysis/manifest.ts';
 import type { Summary } from '../../shared/analysis/summary-types.ts';
+import { completeLines, waitForLines } from '../helpers/file-waits.ts';
 import { createFleet, readJsonLines, sha256, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 
 const PLAN = {
@@ -37,21 +38,6 @@ after(async () => {
   await fleet.stopAll();
 });
 
-async function completeLines(path: string): Promise<number> {
-  return readFile(path, 'utf8').then((t) => t.split('\n').length - 1, () => 0);
-}
-
-/** Resolves once `path` has at least `n` complete lines; fails loudly after `timeoutMs`. */
-async function waitForLines(path: string, n: number, timeoutMs = 60_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const lines = await completeLines(path);
-    if (lines >= n) return lines;
-    if (Date.now() > deadline) throw new Error(`${path} has ${lines} lines after ${timeoutMs / 1000} s, waited for ${n}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function agentState(name: string): Promise<string | undefined> {
   const socket = await fleet.control();
   try {
@@ -59,16 +45,6 @@ async function agentState(name: string): Promise<string | undefined> {
     return status.agents.find((a) => a.name === name)?.state;
   } finally {
     socket.close();
-  }
-}
-
-async function waitForAgentState(name: string, state: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const now = await agentState(name);
-    if (now === state) return;
-    if (Date.now() > deadline) throw new Error(`agent ${name} is ${now ?? 'unknown'} after ${timeoutMs / 1000} s, waited for ${state}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -97,17 +73,18 @@ test('a SIGKILLed agent takes its harness with it, releases the timing lock, and
   socket.close();
   const spoolDir = join(fleet.dir, 'agents', 'phoenix', 'runs', runId, 'out');
   const spoolFile = join(spoolDir, 'whole.jsonl');
-  await waitForLines(spoolFile, 3);
+  await waitForLines(spoolFile, 3, 'the first samples in the spool');
   const lockFile = String(fleet.env['BENCHFLEET_LOCK_FILE']);
   const holder = readLockHolder(lockFile);
   assert.ok(holder !== null && holder !== 'partial' && holder !== 'unreadable', 'the harness holds the timing lock while it runs');
   assert.match(holder.what, /^harness /);
   assert.notEqual(holder.pid, agent.child.pid, 'the lock belongs to the harness child, not the agent');
 
+  const coordinatorMark = fleet.coordinator.output().length;
   await agent.stop('SIGKILL');
   await waitForDeath(holder.pid, 20_000);
   assert.equal(readLockHolder(lockFile), null, 'the dying harness removed its lock file');
-  const written = await completeLines(spoolFile);
+  const written = completeLines(await readFile(spoolFile, 'utf8')).length;
   assert.ok(written >= 3 && written < 1 + PLANNED_PER_POLICY, `the harness stopped mid-run with its agent (it wrote ${written} of ${1 + PLANNED_PER_POLICY} lines of whole)`);
   const perRound = PLAN.kernels.length * PLAN.arms.length;
   const partial = (written - 1) % perRound;
@@ -116,7 +93,7 @@ test('a SIGKILLed agent takes its harness with it, releases the timing lock, and
   // The restarted agent's spool scan is held open on a FIFO (the scan reads every runs/*/status.json)
   // so the test knows it is mid-scan: an agent that connects before its scan is done can miss
   // its own `connect` event, which is how runs used to stay "running" for ever.
-  await waitForAgentState('phoenix', 'offline', 20_000);
+  await fleet.coordinator.waitFor(/agent phoenix disconnected/, 20_000, coordinatorMark);
   const gate = join(fleet.dir, 'agents', 'phoenix', 'runs', 'zzzz-scan-gate');
   await mkdir(gate);
   execFileSync('mkfifo', [join(gate, 'status.json')]);
@@ -176,7 +153,7 @@ test('a cancel stops the harness (under nice) and the agent records the run as c
   const socket = await fleet.control();
   const { runId } = await startRun(socket, PLAN, ['quitter']);
   const spoolFile = join(fleet.dir, 'agents', 'quitter', 'runs', runId, 'out', 'whole.jsonl');
-  await waitForLines(spoolFile, 3);
+  await waitForLines(spoolFile, 3, 'the first samples in the spool');
   const holder = readLockHolder(String(fleet.env['BENCHFLEET_LOCK_FILE']));
   assert.ok(holder !== null && holder !== 'partial' && holder !== 'unreadable', 'the harness holds the timing lock while it runs');
   try {
@@ -186,7 +163,7 @@ test('a cancel stops the harness (under nice) and the agent records the run as c
   }
   await agent.waitFor(new RegExp(`run ${runId}: cancelled`), 30_000);
   await waitForDeath(holder.pid, 20_000);
-  const written = await completeLines(spoolFile);
+  const written = completeLines(await readFile(spoolFile, 'utf8')).length;
   assert.ok(written < 1 + PLANNED_PER_POLICY, `the cancel fell mid-run (${written} of ${1 + PLANNED_PER_POLICY} lines)`);
   const status = JSON.parse(await readFile(join(fleet.dir, 'agents', 'quitter', 'runs', runId, 'status.json'), 'utf8')) as { finished: { status: string; message?: string } | null };
   assert.equal(status.finished?.status, 'cancelled');

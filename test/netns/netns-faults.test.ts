@@ -168,7 +168,7 @@ test('a run cancelled while an agent is partitioned ends cancelled; the agent\'s
   }
   // The agent learns of the cancel only now: it stops the harness and is refused what it still
   // sends; once it has also taken (and finished) a next run, it has nothing left of the cancelled one.
-  await fleet.agent('b').waitFor(new RegExp(`run ${runId}: harness (cancelled|completed|failed)`), 60_000, agentMark);
+  await fleet.agent('b').waitFor(new RegExp(`run ${runId}: (harness )?(cancelled|completed|failed)$`, 'm'), 60_000, agentMark);
   const next = await startRun(fleet, { ...PLAN, kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 1 }, ['b']);
   assert.equal((await waitForRunEnd(fleet, next.runId, 60_000)).state, 'completed');
   const run = await waitForRunEnd(fleet, runId, 10_000);

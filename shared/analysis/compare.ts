@@ -9,7 +9,7 @@ import { compareGroup, type GroupKey, type Member } from './compare-group.ts';
 import { COMPARISON_FORMAT, COMPARISON_FORMAT_VERSION, type Comparison, type CompareSettings } from './compare-types.ts';
 import { pickDefaultArm } from './default-arm.ts';
 import type { ParsedRaw } from './raw-reader.ts';
-import { environmentNotes } from './report-notes.ts';
+import { environmentNotes, redoneNotes } from './report-notes.ts';
 import { pairRounds } from './round-pairs.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from './summary-types.ts';
 
@@ -107,6 +107,8 @@ export function buildComparison(inputs: readonly RunInput[], options: CompareOpt
   if (members.size === 0) throw new BenchfleetError('USAGE', `no paired samples to compare${options.kernel ? ` for --kernel ${options.kernel}` : ''}`);
   notes.push(...planNotes(pairings.map((p) => ({ run: p.run, plan: p.env?.planSha256 ?? null }))));
   notes.push(...runEnvironmentNotes(selected));
+  // A round a restart interrupted is compared as redone; say so, run by run, in report's words.
+  for (const f of selected) notes.push(...redoneNotes([{ machine: f.machine, policy: f.policy, redone: f.file.parsed.redone }]).map((note) => `${f.run}: ${note}`));
 
   const order = orderOf([...members.values()].map((m) => m.key));
   const groups = [...members.values()].sort((a, b) => order(a.key) - order(b.key)).map(({ key, members: m }) => compareGroup(key, m, settings));

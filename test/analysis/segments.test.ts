@@ -3,6 +3,8 @@
 // as a duplicate, whether inside one segment or across segments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { buildComparison } from '../../shared/analysis/compare.ts';
+import { parseRawLines } from '../../shared/analysis/raw-reader.ts';
 import { summarizeRecords } from '../../shared/analysis/summarize.ts';
 import type { SampleRecord } from '../../shared/records.ts';
 import { environmentRecord, sampleRecord, type SampleSpec } from '../helpers/raw-records.ts';
@@ -73,4 +75,37 @@ test('a sample whose segment is not that of the environment row above it is refu
   const lines = [env(0), sample({ seq: 1, segment: 1, kernel: 'k', arm: 'native', round: 1 })];
   const summary = summarizeRecords(lines);
   assert.deepEqual(summary.problems.map((p) => [p.line, p.kind]), [[2, 'segment-mismatch']]);
+});
+
+test('compare uses the redone round of a resumed run and says, run by run, what was redone', () => {
+  const resumed = [
+    env(0),
+    sample({ seq: 1, segment: 0, kernel: 'k', arm: 'native', round: 1 }),
+    sample({ seq: 2, segment: 0, kernel: 'k', arm: 'taskpool-8-batched', round: 1 }),
+    sample({ seq: 3, segment: 0, kernel: 'k', arm: 'native', round: 2, wall: 500 }),
+    env(1, 2),
+    sample({ seq: 5, segment: 1, kernel: 'k', arm: 'native', round: 2 }),
+    sample({ seq: 6, segment: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 2 }),
+    sample({ seq: 7, segment: 1, kernel: 'k', arm: 'native', round: 3 }),
+    sample({ seq: 8, segment: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 3 }),
+  ];
+  const plain = [
+    env(0),
+    ...[1, 2, 3].flatMap((round) => [
+      sample({ seq: 2 * round - 1, segment: 0, kernel: 'k', arm: 'native', round }),
+      sample({ seq: 2 * round, segment: 0, kernel: 'k', arm: 'taskpool-8-batched', round }),
+    ]),
+  ];
+  const comparison = buildComparison(
+    [
+      { run: 'run-a', files: [{ folderMachine: 'box', stem: 'pages', parsed: parseRawLines(resumed) }] },
+      { run: 'run-b', files: [{ folderMachine: 'box', stem: 'pages', parsed: parseRawLines(plain) }] },
+    ],
+    { resamples: 200 },
+  );
+  const group = comparison.groups.find((g) => g.arm === 'taskpool-8-batched');
+  assert.deepEqual(group?.runs.map((r) => [r.run, r.rounds]), [['run-a', 3], ['run-b', 3]]);
+  const redone = comparison.notes.filter((n) => n.includes('interrupted by a restart'));
+  assert.equal(redone.length, 1, comparison.notes.join('\n'));
+  assert.match(redone[0] ?? '', /^run-a: Round 2 of .+\/pages was interrupted by a restart and redone; its 1 earlier sample \(lines 4-4\)/);
 });

@@ -16,20 +16,22 @@ const sample = (spec: Omit<SampleSpec, 'walls'> & { segment: number; wall?: numb
   segment: spec.segment,
 });
 
+/** One kernel, three rounds; round 2 was interrupted after its native sample and redone in segment 1. */
+const interruptedRound2 = [
+  env(0),
+  sample({ seq: 1, segment: 0, kernel: 'k', arm: 'native', round: 1 }),
+  sample({ seq: 2, segment: 0, kernel: 'k', arm: 'taskpool-8-batched', round: 1 }),
+  // round 2 interrupted after one sample; its arm would have given a speedup of 10
+  sample({ seq: 3, segment: 0, kernel: 'k', arm: 'native', round: 2, wall: 500 }),
+  env(1, 2),
+  sample({ seq: 5, segment: 1, kernel: 'k', arm: 'native', round: 2 }),
+  sample({ seq: 6, segment: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 2 }),
+  sample({ seq: 7, segment: 1, kernel: 'k', arm: 'native', round: 3 }),
+  sample({ seq: 8, segment: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 3 }),
+];
+
 test('the interrupted round is superseded by its redo: each (kernel, arm, round) once, the partial samples counted and named', () => {
-  const lines = [
-    env(0),
-    sample({ seq: 1, segment: 0, kernel: 'k', arm: 'native', round: 1 }),
-    sample({ seq: 2, segment: 0, kernel: 'k', arm: 'taskpool-8-batched', round: 1 }),
-    // round 2 interrupted after one sample; its arm would have given a speedup of 10
-    sample({ seq: 3, segment: 0, kernel: 'k', arm: 'native', round: 2, wall: 500 }),
-    env(1, 2),
-    sample({ seq: 5, segment: 1, kernel: 'k', arm: 'native', round: 2 }),
-    sample({ seq: 6, segment: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 2 }),
-    sample({ seq: 7, segment: 1, kernel: 'k', arm: 'native', round: 3 }),
-    sample({ seq: 8, segment: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 3 }),
-  ];
-  const summary = summarizeRecords(lines);
+  const summary = summarizeRecords(interruptedRound2);
   assert.deepEqual(summary.problems, []);
   assert.deepEqual(summary.redone, [{ round: 2, segment: 0, supersededLines: [4] }]);
   assert.deepEqual(summary.segments, [{ segment: 1, line: 5, startedAt: '2025-01-02T03:04:05.000Z', resumedFrom: { segment: 0, redoneRound: 2 } }]);
@@ -78,17 +80,6 @@ test('a sample whose segment is not that of the environment row above it is refu
 });
 
 test('compare uses the redone round of a resumed run and says, run by run, what was redone', () => {
-  const resumed = [
-    env(0),
-    sample({ seq: 1, segment: 0, kernel: 'k', arm: 'native', round: 1 }),
-    sample({ seq: 2, segment: 0, kernel: 'k', arm: 'taskpool-8-batched', round: 1 }),
-    sample({ seq: 3, segment: 0, kernel: 'k', arm: 'native', round: 2, wall: 500 }),
-    env(1, 2),
-    sample({ seq: 5, segment: 1, kernel: 'k', arm: 'native', round: 2 }),
-    sample({ seq: 6, segment: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 2 }),
-    sample({ seq: 7, segment: 1, kernel: 'k', arm: 'native', round: 3 }),
-    sample({ seq: 8, segment: 1, kernel: 'k', arm: 'taskpool-8-batched', round: 3 }),
-  ];
   const plain = [
     env(0),
     ...[1, 2, 3].flatMap((round) => [
@@ -98,7 +89,7 @@ test('compare uses the redone round of a resumed run and says, run by run, what 
   ];
   const comparison = buildComparison(
     [
-      { run: 'run-a', files: [{ folderMachine: 'box', stem: 'pages', parsed: parseRawLines(resumed) }] },
+      { run: 'run-a', files: [{ folderMachine: 'box', stem: 'pages', parsed: parseRawLines(interruptedRound2) }] },
       { run: 'run-b', files: [{ folderMachine: 'box', stem: 'pages', parsed: parseRawLines(plain) }] },
     ],
     { resamples: 200 },

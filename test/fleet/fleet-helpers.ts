@@ -77,8 +77,9 @@ export async function startRun(socket: ControlSocket, plan: object, machines: st
 /**
  * Wait for a run's end: its report, which the coordinator sends once the run is final (after
  * the manifest is written), then its state. Fails with the run id and what was awaited.
+ * Serves the loopback fleet here and the netns fleet (test/netns) alike.
  */
-export async function waitForRun(fleet: Fleet, runId: string, timeoutMs = 240_000): Promise<RunSummary> {
+export async function waitForRunReport(fleet: { control(): Promise<ControlSocket> }, runId: string, timeoutMs: number): Promise<RunSummary> {
   const socket = await fleet.control();
   try {
     const reported = new Promise<void>((resolve, reject) => {
@@ -97,11 +98,17 @@ export async function waitForRun(fleet: Fleet, runId: string, timeoutMs = 240_00
     await reported;
     const run = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status')).runs.find((r) => r.runId === runId);
     if (!run) throw new Error(`run ${runId} reported but missing from the coordinator's status`);
-    await stat(join(fleet.dir, 'coordinator', 'runs', runId, 'manifest.json'));
     return run;
   } finally {
     socket.close();
   }
+}
+
+/** waitForRunReport on the loopback fleet, and the run's manifest is on disk. */
+export async function waitForRun(fleet: Fleet, runId: string, timeoutMs = 240_000): Promise<RunSummary> {
+  const run = await waitForRunReport(fleet, runId, timeoutMs);
+  await stat(join(fleet.dir, 'coordinator', 'runs', runId, 'manifest.json'));
+  return run;
 }
 
 export function sha256(text: string | Uint8Array): string {

@@ -12,6 +12,7 @@ import type { Policy } from '../../shared/policies.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { waitForLines } from '../helpers/file-waits.ts';
+import { waitForRunReport } from '../fleet/fleet-helpers.ts';
 import { netnsUnavailable } from './netns-network.ts';
 import {
   assertExactlyOnce,
@@ -22,7 +23,6 @@ import {
   fillFileSystem,
   plannedLines,
   startRun,
-  waitForRunEnd,
   type NetnsFleet,
   type NetnsPlan,
 } from './netns-fleet.ts';
@@ -67,7 +67,7 @@ test('a 30 s link outage of one agent and 10% packet loss on the other, in one r
     await outage;
     assert.equal(await deliveredLines(fleet, runId, ['b'], POLICIES), atOutage, 'lines reached the coordinator through a link that was down');
     await fleet.network.setLink('b', true);
-    const run = await waitForRunEnd(fleet, runId, 100_000);
+    const run = await waitForRunReport(fleet, runId, 100_000);
     assert.equal(run.state, 'completed', JSON.stringify(run.machines));
     assertMidRun(atOutage, PER_MACHINE, 'the outage of b');
     assert.ok((await fleet.network.droppedPackets('a')) > 0, 'no packet of a was dropped');
@@ -87,7 +87,7 @@ test('a coordinator SIGKILLed mid-run and restarted completes the run with every
   const marks = new Map(['a', 'b'].map((m) => [m, fleet.agent(m).output().length]));
   await fleet.startCoordinator();
   for (const m of ['a', 'b']) await fleet.agent(m).waitFor(/connected to .* as /, 60_000, marks.get(m));
-  const run = await waitForRunEnd(fleet, runId, 100_000);
+  const run = await waitForRunReport(fleet, runId, 100_000);
   assert.equal(run.state, 'completed', JSON.stringify(run.machines));
   assertMidRun(atKill, 2 * PER_MACHINE, 'the coordinator\'s SIGKILL');
   for (const m of ['a', 'b']) assert.equal(await assertExactlyOnce(fleet, runId, m, PLAN, 'complete'), PER_MACHINE);
@@ -114,7 +114,7 @@ test('coordinator data on a tmpfs that fills mid-run: nothing torn or unwritten 
   } finally {
     await rm(filler, { force: true });
   }
-  const run = await waitForRunEnd(fleet, runId, 100_000);
+  const run = await waitForRunReport(fleet, runId, 100_000);
   assert.equal(run.state, 'completed', JSON.stringify(run.machines));
   assertMidRun(atFull, 2 * PER_MACHINE, 'the full disk');
   for (const m of ['a', 'b']) assert.equal(await assertExactlyOnce(fleet, runId, m, PLAN, 'complete'), PER_MACHINE);
@@ -128,7 +128,7 @@ test('an agent SIGKILLed mid-run and restarted on the same --state resumes the r
   const atKill = await deliveredLines(fleet, runId, ['a'], POLICIES);
   const storedAtKill = await Promise.all(POLICIES.map((p) => readFile(fleet.rawPath(runId, 'a', p)).catch(() => Buffer.alloc(0))));
   await fleet.startAgent('a');
-  const run = await waitForRunEnd(fleet, runId, 100_000);
+  const run = await waitForRunReport(fleet, runId, 100_000);
   assertMidRun(atKill, PER_MACHINE, 'the SIGKILL of agent a');
   assert.equal(run.machines['a']?.state, 'completed', JSON.stringify(run.machines['a']));
   assert.equal(run.state, 'completed');
@@ -159,7 +159,7 @@ test('a run cancelled while an agent is partitioned ends cancelled; the agent\'s
     } finally {
       socket.close();
     }
-    const run = await waitForRunEnd(fleet, runId, 30_000);
+    const run = await waitForRunReport(fleet, runId, 30_000);
     assert.equal(run.state, 'cancelled');
   } finally {
     agentMark = fleet.agent('b').output().length;
@@ -170,8 +170,8 @@ test('a run cancelled while an agent is partitioned ends cancelled; the agent\'s
   // sends; once it has also taken (and finished) a next run, it has nothing left of the cancelled one.
   await fleet.agent('b').waitFor(new RegExp(`run ${runId}: (harness )?(cancelled|completed|failed)$`, 'm'), 60_000, agentMark);
   const next = await startRun(fleet, { ...PLAN, kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 1 }, ['b']);
-  assert.equal((await waitForRunEnd(fleet, next.runId, 60_000)).state, 'completed');
-  const run = await waitForRunEnd(fleet, runId, 10_000);
+  assert.equal((await waitForRunReport(fleet, next.runId, 60_000)).state, 'completed');
+  const run = await waitForRunReport(fleet, runId, 10_000);
   assert.equal(run.state, 'cancelled');
   for (const m of ['a', 'b']) assert.equal(run.machines[m]?.state, 'cancelled', `${m}: ${JSON.stringify(run.machines[m])}`);
   assertMidRun(atCancel, PER_MACHINE, 'the cancel during b\'s partition');

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { connectControl, unwrap, type ControlSocket } from '../../cli/control-client.ts';
 import { verifyManifest } from '../../shared/analysis/manifest.ts';
 import type { Policy } from '../../shared/policies.ts';
-import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
+import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { completeLines } from '../helpers/file-waits.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
@@ -139,33 +139,6 @@ export async function startRun(fleet: NetnsFleet, plan: NetnsPlan, machines: str
   try {
     const planText = `${JSON.stringify(plan, null, 2)}\n`;
     return unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 30_000, 'run:start', { planText, machines }));
-  } finally {
-    socket.close();
-  }
-}
-
-/** Wait for the run's report (the coordinator sends it once the run is final), then its state. */
-export async function waitForRunEnd(fleet: NetnsFleet, runId: string, timeoutMs: number): Promise<RunSummary> {
-  const socket = await fleet.control();
-  try {
-    const reported = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s waiting for the report of run ${runId}`)), timeoutMs);
-      socket.on('run:report', (report) => {
-        if (report.runId !== runId) return;
-        clearTimeout(timer);
-        resolve();
-      });
-      socket.on('disconnect', () => {
-        clearTimeout(timer);
-        reject(new Error(`lost the control connection while waiting for the report of run ${runId}`));
-      });
-    });
-    unwrap(await request<ControlToCoordinator, 'run:follow'>(socket, 10_000, 'run:follow', runId));
-    await reported;
-    const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));
-    const run = status.runs.find((r) => r.runId === runId);
-    if (!run) throw new Error(`run ${runId} is not in the coordinator's status`);
-    return run;
   } finally {
     socket.close();
   }

@@ -105,26 +105,28 @@ class CheckpointReset implements Resetter {
  * Finds the first marked card of each run in a JS loop over the next GAP_SCAN bytes, else with
  * Buffer.indexOf (memchr), and the run's end in a JS loop that clears the run's bytes as it
  * goes: runs and the gaps between them are mostly short, and a native call per run edge and
- * per fill cost twice as much here. Views of the source are kept per run, as `pages` keeps its
- * learned ones (a memo of subarrays, not of which pages are dirty: every reset reads the map). Runs are widened to whole pages of the
- * plan's page size (a card is 1 KiB, the smallest page size) and adjacent runs are merged, so
- * each run of pages is one copy. The whole map is read before anything is copied: the map lives
- * in the arena, and a page copied back from the snapshot may hold it (and would zero the marks
- * not yet read).
+ * per fill cost twice as much here. Runs are widened to whole pages of the plan's page size (a
+ * card is 1 KiB, the smallest page size) and adjacent runs are merged, so each run of pages is
+ * one copy. The whole map is read before anything is copied: the map lives in the arena, and a
+ * page copied back from the snapshot may hold it (and would zero the marks not yet read).
+ *
+ * The source view of a run is kept by its first card (a memo of subarrays, not of which pages
+ * are dirty: every reset reads the map), so a reset of runs seen before makes no view; an
+ * array indexed by card costs a bounds check where a Map of (start, end) keys cost a hash
+ * lookup per run, a third of the per-run overhead on scattered pages (docs/policies.md).
  */
 /** Bytes of the map scanned in JS after a run before a memchr call takes over. */
 const GAP_SCAN = 64;
-/** Most source views a tracked reset keeps (a run is keyed by its start and end card). */
-const MAX_VIEWS = 4096;
 
 class TrackedReset implements Resetter {
   readonly policy = 'tracked';
-  private readonly views = new Map<number, Uint8Array>();
   private readonly source: ResetSource;
   /** Cards per page, a power of two. */
   private readonly cardsPerPage: number;
   /** The runs of this reset, as [start, end) card pairs; at most one run per two cards. */
   private readonly runs = new Int32Array(DIRTY_MAP_BYTES + 2);
+  /** The source's view of the last run that started at each card (its length tells its end). */
+  private readonly views: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(DIRTY_MAP_BYTES).fill(undefined);
   private pages = 0;
   constructor(source: ResetSource, pageSize: number) {
     this.source = source;
@@ -153,16 +155,15 @@ class TrackedReset implements Resetter {
       i = j < near ? j : near < cards ? map.indexOf(1, near) : -1;
     }
     const { arena } = context;
-    const from = this.source.arena;
+    const { views } = this;
     let copied = 0;
     for (let r = 0; r < n; r += 2) {
       const start = runs[r] as number;
       const end = runs[r + 1] as number;
-      const key = start * (DIRTY_MAP_BYTES + 1) + end;
-      let view = this.views.get(key);
-      if (!view) {
-        view = from.subarray(start << CARD_SHIFT, end << CARD_SHIFT);
-        if (this.views.size < MAX_VIEWS) this.views.set(key, view);
+      let view = views[start];
+      if (view === undefined || view.length !== (end - start) << CARD_SHIFT) {
+        view = this.source.arena.subarray(start << CARD_SHIFT, end << CARD_SHIFT);
+        views[start] = view;
       }
       arena.set(view, start << CARD_SHIFT);
       copied += end - start;

@@ -17,6 +17,7 @@ import { machineFacts } from './machine-facts.ts';
 import { request } from '../shared/protocol/request.ts';
 import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
 import { probeCoordinator } from '../shared/protocol/http-client.ts';
+import { coordinatorVersionRefusal, upgradeHeaders } from '../shared/protocol/protocol-version.ts';
 import { RecordStreamer } from './record-streamer.ts';
 import { RunSpool, type SpoolStatus } from './run-spool.ts';
 import { kernelNames } from '../kernels/catalog.ts';
@@ -85,8 +86,8 @@ export class Agent {
     await this.checkAdmitted();
     const socket: Socket<CoordinatorToAgent, AgentToCoordinator> = io(`${this.options.coordinator}${AGENT_NAMESPACE}`, {
       auth: { protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() },
-      // The token is checked on the HTTP upgrade request, before any socket.io frame.
-      extraHeaders: { authorization: `Bearer ${this.options.token}` },
+      // The protocol version and the token are checked on the HTTP upgrade request, before any socket.io frame.
+      extraHeaders: upgradeHeaders(this.options.token),
       autoConnect: false,
       reconnection: true,
       reconnectionAttempts: Number.POSITIVE_INFINITY,
@@ -157,20 +158,23 @@ export class Agent {
   }
 
   /**
-   * Rejects when the coordinator refuses this agent's token (wrong, or not an agent token); a
-   * coordinator that cannot be reached yet is no reason to give up (socket.io keeps trying).
+   * Rejects when the coordinator speaks another protocol version or refuses this agent's token
+   * (wrong, or not an agent token); a coordinator that cannot be reached yet is no reason to
+   * give up (socket.io keeps trying).
    */
   private async checkAdmitted(): Promise<void> {
     const { coordinator: url, token, ca } = this.options;
-    let roles: string[];
+    let hello: { protocol: number; roles: string[] };
     try {
-      roles = (await probeCoordinator({ url, token, ...(ca ? { ca } : {}), timeoutMs: 10_000 })).roles;
+      hello = await probeCoordinator({ url, token, ...(ca ? { ca } : {}), timeoutMs: 10_000 });
     } catch (error) {
       if (isBenchfleetError(error) && error.code === 'AUTH_FAILED') throw new BenchfleetError('AUTH_FAILED', `the coordinator refused this agent: ${error.message}`);
       log.debug(`cannot ask ${url} yet: ${errorMessage(error)}`);
       return;
     }
-    if (!roles.includes('agent')) throw new BenchfleetError('FORBIDDEN', 'the coordinator refused this agent: its token is not the agent token (--agent-token-file on the coordinator)');
+    const mismatch = coordinatorVersionRefusal(hello.protocol, 'agent');
+    if (mismatch) throw mismatch;
+    if (!hello.roles.includes('agent')) throw new BenchfleetError('FORBIDDEN', 'the coordinator refused this agent: its token is not the agent token (--agent-token-file on the coordinator)');
   }
 
   /** Stop serving; a running harness is stopped too, and its run resumes when the agent starts again. */

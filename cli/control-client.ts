@@ -9,6 +9,7 @@ import { BenchfleetError, isBenchfleetError } from '../shared/errors.ts';
 import { probeCoordinator, type HttpTarget } from '../shared/protocol/http-client.ts';
 import { refuseTokenFlag } from './token-options.ts';
 import { fromFailure } from '../shared/protocol/failure.ts';
+import { coordinatorVersionRefusal, upgradeHeaders } from '../shared/protocol/protocol-version.ts';
 import { CONTROL_NAMESPACE, PROTOCOL_VERSION, type Ack, type ControlToCoordinator, type CoordinatorToControl } from '../shared/protocol/events.ts';
 
 export const COORDINATOR_ENV = 'BENCHFLEET_COORDINATOR';
@@ -63,10 +64,12 @@ export async function connectControl(args: ConnectionArgs, options: { token?: st
     if (isBenchfleetError(error) && (error.code === 'AUTH_FAILED' || error.code === 'RATE_LIMITED')) throw new BenchfleetError(error.code, `the coordinator refused this client: ${error.message}`);
     throw error;
   });
+  const mismatch = coordinatorVersionRefusal(hello.protocol, 'client');
+  if (mismatch) throw mismatch;
   if (!hello.roles.includes('control')) throw new BenchfleetError('FORBIDDEN', 'the coordinator refused this client: this token is an agent token, which cannot start, cancel, follow or download runs; use the control token');
   const socket: ControlSocket = io(`${target.url}${CONTROL_NAMESPACE}`, {
     auth: { protocol: PROTOCOL_VERSION },
-    extraHeaders: { authorization: `Bearer ${target.token}` },
+    extraHeaders: upgradeHeaders(target.token),
     reconnection: false,
     timeout: target.timeoutMs ?? 10_000,
     transports: ['websocket'],

@@ -13,7 +13,6 @@ import { createLogger } from '../shared/log.ts';
 import {
   AGENT_NAMESPACE,
   CONTROL_NAMESPACE,
-  PROTOCOL_VERSION,
   type AgentToCoordinator,
   type BatchAck,
   type CoordinatorToAgent,
@@ -25,6 +24,7 @@ import {
 } from '../shared/protocol/events.ts';
 import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
 import { MAX_MESSAGE_BYTES } from '../shared/protocol/limits.ts';
+import { clientVersionRefusal, handshakeVersionRefusal, PROTOCOL_HEADER } from '../shared/protocol/protocol-version.ts';
 import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateRunId } from '../shared/protocol/validate.ts';
 import { AgentRegistry } from './agent-registry.ts';
 import { bearerToken, forbidden, Gatekeeper, type LoginLimit, type Role } from './auth.ts';
@@ -164,8 +164,16 @@ export class Coordinator {
       maxHttpBufferSize: MAX_MESSAGE_BYTES,
       serveClient: false,
       cors: { origin: false },
-      // The token is checked on the HTTP upgrade request, before socket.io reads any frame.
+      // The protocol version and the token are checked on the HTTP upgrade request, before
+      // socket.io reads any frame; the version first, so an older client hears about versions
+      // and not about its token. engine.io answers a refusal with this text: the body of a 400
+      // on the WebSocket upgrade, `message` of a 403 JSON on a polling handshake.
       allowRequest: (req, callback) => {
+        const mismatch = clientVersionRefusal(req.headers[PROTOCOL_HEADER]);
+        if (mismatch) {
+          log.warn(`refused a client from ${req.socket.remoteAddress ?? 'unknown'}: ${mismatch.message}`);
+          return callback(`${mismatch.code}: ${mismatch.message}`, false);
+        }
         const verdict = this.gate.admit(req);
         callback(verdict.ok ? null : `${verdict.code}: ${verdict.message}`, verdict.ok);
       },
@@ -209,7 +217,8 @@ export class Coordinator {
       void (async () => {
         this.requireRole(socket.request, 'agent');
         const auth = validateAgentAuth(socket.handshake.auth);
-        if (auth.protocol !== PROTOCOL_VERSION) throw new BenchfleetError('PROTOCOL', `agent speaks protocol ${auth.protocol}, this coordinator ${PROTOCOL_VERSION}; run the same benchfleet version on both`);
+        const mismatch = handshakeVersionRefusal(auth.protocol, 'agent');
+        if (mismatch) throw mismatch;
         const old = this.agentSockets.get(auth.name);
         if (old) {
           // A restarted agent whose old link is half-open must not be locked out by its own ghost.
@@ -279,8 +288,8 @@ export class Coordinator {
       try {
         this.requireRole(socket.request, 'control');
         const auth = validateControlAuth(socket.handshake.auth);
-        if (auth.protocol !== PROTOCOL_VERSION) throw new BenchfleetError('PROTOCOL', `client speaks protocol ${auth.protocol}, this coordinator ${PROTOCOL_VERSION}`);
-        next();
+        const mismatch = handshakeVersionRefusal(auth.protocol, 'client');
+        next(mismatch ? refusal(mismatch) : undefined);
       } catch (error) {
         next(refusal(error));
       }

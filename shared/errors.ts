@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   /** Too many failed logins from this address; wait for the window to pass. */
   'RATE_LIMITED',
   'PROTOCOL',
+  /** The two ends speak different wire-protocol versions: run the same benchfleet version on both. */
+  'PROTOCOL_MISMATCH',
   'UNKNOWN_MACHINE',
   'MACHINE_NAME_INVALID',
   /** The machine is connected but already has a run (or a queued series) of its own. */

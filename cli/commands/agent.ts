@@ -22,7 +22,7 @@ interface Args extends IsolationArgs {
 }
 
 /** Refusals of the handshake that retrying cannot fix. */
-const REFUSED_FOR_GOOD: ReadonlySet<string> = new Set(['AUTH_FAILED', 'FORBIDDEN', 'NAME_IN_USE', 'MACHINE_NAME_INVALID', 'PROTOCOL']);
+const REFUSED_FOR_GOOD: ReadonlySet<string> = new Set(['AUTH_FAILED', 'FORBIDDEN', 'NAME_IN_USE', 'MACHINE_NAME_INVALID', 'PROTOCOL', 'PROTOCOL_MISMATCH']);
 
 export const agentCommand: CommandModule<object, Args> = {
   command: 'agent',
@@ -37,7 +37,7 @@ export const agentCommand: CommandModule<object, Args> = {
       .option('fatal-exit-code', {
         type: 'number',
         default: FATAL_AUTH_EXIT_CODE,
-        describe: 'Exit code when the coordinator refuses this agent for good (wrong token, name in use), so a service manager does not restart it; launchd: 0',
+        describe: 'Exit code when the coordinator refuses this agent for good (wrong token, name in use, another protocol version), so a service manager does not restart it; launchd: 0',
       })
       .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
   handler: async (args) => {
@@ -67,7 +67,7 @@ export const agentCommand: CommandModule<object, Args> = {
       await agent.run();
     } catch (error) {
       // A refusal for good ends with its own exit code, so that launchd/systemd do not respawn it in a loop.
-      // The coordinator's refusals carry their own codes (wrong token, wrong role, name in use, bad name, protocol).
+      // The coordinator's refusals carry their own codes (wrong token, wrong role, name in use, bad name, protocol version).
       if (isBenchfleetError(error) && REFUSED_FOR_GOOD.has(error.code)) {
         throw new BenchfleetError(error.code, `${error.message} (not retrying; exit code ${fatalExit})`, { cause: error, exitCode: fatalExit });
       }

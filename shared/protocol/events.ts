@@ -6,7 +6,12 @@ import type { MacosFacts } from '../macos-facts.ts';
 import type { Policy } from '../policies.ts';
 import type { Failure } from './failure.ts';
 
-export const PROTOCOL_VERSION = 1;
+/**
+ * The wire protocol's version; both ends must speak the same one (docs/protocol.md, "Versions").
+ * 2: the token moved from the handshake's auth payload to the upgrade request's Authorization
+ * header, run files to HTTP(S) routes, and refusals carry `{ code, message }`.
+ */
+export const PROTOCOL_VERSION = 2;
 export const AGENT_NAMESPACE = '/agent';
 export const CONTROL_NAMESPACE = '/control';
 

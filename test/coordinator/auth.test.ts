@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import { loadToken } from '../../coordinator/auth.ts';
 import { CONTROL_NAMESPACE, PROTOCOL_VERSION } from '../../shared/protocol/events.ts';
+import { PROTOCOL_HEADER, upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 import { getJson } from '../../shared/protocol/http-client.ts';
 import { MAX_MESSAGE_BYTES } from '../../shared/protocol/limits.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
@@ -32,7 +33,7 @@ after(async () => {
   await t.close();
 });
 
-/** A raw WebSocket upgrade request to socket.io; resolves with the HTTP status (101 = upgraded). */
+/** A raw WebSocket upgrade request to socket.io of this protocol version; resolves with the HTTP status (101 = upgraded). */
 function upgradeStatus(headers: Record<string, string>, base = t.url): Promise<number> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
@@ -40,7 +41,7 @@ function upgradeStatus(headers: Record<string, string>, base = t.url): Promise<n
       host: url.hostname,
       port: url.port,
       path: '/socket.io/?EIO=4&transport=websocket',
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...headers },
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), [PROTOCOL_HEADER]: String(PROTOCOL_VERSION), ...headers },
     });
     req.once('upgrade', (res, socket) => {
       socket.destroy();
@@ -62,7 +63,7 @@ test('an upgrade without a valid token is refused before any WebSocket exists; w
 });
 
 test('an authenticated client that sends a message over the size limit is disconnected', async () => {
-  const socket = io(`${t.url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: { authorization: `Bearer ${controlToken}` }, transports: ['websocket'], reconnection: false });
+  const socket = io(`${t.url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: upgradeHeaders(controlToken), transports: ['websocket'], reconnection: false });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
     socket.once('connect_error', reject);
@@ -74,7 +75,7 @@ test('an authenticated client that sends a message over the size limit is discon
 
 test('an agent token cannot start, cancel, follow or download runs, and a control token cannot act as an agent', async () => {
   await assert.rejects(t.control(agentToken), { code: 'FORBIDDEN', message: /agent token, which cannot start, cancel, follow or download runs/ });
-  const raw = io(`${t.url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: { authorization: `Bearer ${agentToken}` }, transports: ['websocket'], reconnection: false });
+  const raw = io(`${t.url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: upgradeHeaders(agentToken), transports: ['websocket'], reconnection: false });
   const refusal = await new Promise<Error & { data?: { code?: string } }>((resolve) => raw.once('connect_error', resolve));
   raw.close();
   assert.equal(refusal.data?.code, 'FORBIDDEN');

@@ -14,6 +14,7 @@ import { io } from 'socket.io-client';
 import { connectControl, unwrap } from '../../cli/control-client.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { AGENT_NAMESPACE, PROTOCOL_VERSION, type ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 import { launchBrowser, watchedPage } from '../helpers/browser.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
 import { toJsonl } from '../helpers/raw-records.ts';
@@ -197,7 +198,7 @@ test('a hostile plan name is shown as text, and a hostile machine name is refuse
   assert.equal(cli.code, 2);
   assert.match(cli.stderr, /--name "<img src=x onerror=alert\(1\)>" is not a valid machine name/);
   const facts = { cpuModel: 'x', cores: 1, platform: 'linux', osRelease: '6', arch: 'x64', node: '20', v8: '11', governor: null, loadAverage: [0, 0, 0], harnessSha256: 'h', corpus: {} };
-  const agent = io(`${coordinatorUrl}${AGENT_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION, name: HOSTILE, facts }, extraHeaders: { authorization: `Bearer ${token}` }, transports: ['websocket'], reconnection: false });
+  const agent = io(`${coordinatorUrl}${AGENT_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION, name: HOSTILE, facts }, extraHeaders: upgradeHeaders(token), transports: ['websocket'], reconnection: false });
   const message = await new Promise<string>((resolve) => {
     agent.on('connect', () => resolve('connected'));
     agent.on('connect_error', (error) => resolve(error.message));

@@ -11,6 +11,7 @@ import { connectControl } from '../../cli/control-client.ts';
 import { machineFacts } from '../../agent/machine-facts.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type ControlToCoordinator, type CoordinatorToAgent } from '../../shared/protocol/events.ts';
+import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { FATAL_AUTH_EXIT_CODE } from '../../shared/errors.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
@@ -97,7 +98,7 @@ test('the run command names a malformed plan file and the field at fault, and ex
 
 test('malformed record batches are refused with a clear message and nothing of them is written', async () => {
   // A protocol-level agent of our own, so that the batches can be wrong on purpose.
-  const beta = io(`${fleet.url}${AGENT_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION, name: 'beta', facts: machineFacts() }, extraHeaders: { authorization: `Bearer ${fleet.token}` }, transports: ['websocket'], reconnection: false }) as Socket<CoordinatorToAgent, AgentToCoordinator>;
+  const beta = io(`${fleet.url}${AGENT_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION, name: 'beta', facts: machineFacts() }, extraHeaders: upgradeHeaders(fleet.token), transports: ['websocket'], reconnection: false }) as Socket<CoordinatorToAgent, AgentToCoordinator>;
   beta.on('run:assign', (_assignment, ack) => ack({ ok: true, value: null }));
   await new Promise<void>((resolve, reject) => {
     beta.once('connect', () => resolve());

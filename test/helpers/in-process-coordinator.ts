@@ -10,6 +10,7 @@ import { machineFacts } from '../../agent/machine-facts.ts';
 import { connectControl, type ControlSocket } from '../../cli/control-client.ts';
 import { Coordinator, type CoordinatorOptions } from '../../coordinator/server.ts';
 import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent } from '../../shared/protocol/events.ts';
+import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 
 export type RawAgent = Socket<CoordinatorToAgent, AgentToCoordinator>;
 
@@ -47,7 +48,7 @@ export async function startTestCoordinator(options: Partial<CoordinatorOptions> 
       const asToken = agentOptions.token ?? agentToken;
       const socket: RawAgent = io(`${agentOptions.url ?? url}${AGENT_NAMESPACE}`, {
         auth: { protocol: PROTOCOL_VERSION, name, facts: machineFacts() },
-        extraHeaders: { authorization: `Bearer ${asToken}` },
+        extraHeaders: upgradeHeaders(asToken),
         transports: ['websocket'],
         reconnection: false,
       });

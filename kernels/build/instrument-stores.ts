@@ -1,8 +1,13 @@
-// Builds a kernel's tracked twin from its module bytes: before every instruction that writes
-// memory (the nine integer and float stores, memory.fill, memory.copy and memory.init) it inserts code that sets the dirty-map byte of
-// every card the write touches (kernels/dirty-map.ts). A store marks the card of its first and
-// of its last byte, so an unaligned store that crosses a card boundary marks both; a bulk
-// operation fills the map bytes of its whole destination range (nothing when its length is 0).
+// Builds a kernel's tracked twin from its module bytes: after every instruction that writes
+// memory (the nine integer and float stores, memory.fill, memory.copy and memory.init) it inserts
+// code that sets the dirty-map byte of every card the write touched (kernels/dirty-map.ts). A
+// store marks the card of its first and of its last byte, so an unaligned store that crosses a
+// card boundary marks both; a bulk operation fills the map bytes of its whole destination range
+// (nothing when its length is 0).
+// After, not before: a write that traps writes nothing and must mark nothing, and only a write
+// that succeeded has a destination inside the arena. Marking first, an out-of-bounds address
+// gives a map index past the map's end, and the mark itself becomes a stray write into the
+// arena that no mark covers, so the reset would leave it there (the memory.init test found it).
 // The twin also exports DIRTY_MAP_PTR, an immutable global holding the map's address, which is
 // how the host tells a twin from a plain module.
 //
@@ -101,18 +106,19 @@ function rewriteBody(r: Reader, end: number, temps: Temps, stats: InstrumentStat
   const store = (start: number, width: number, valueType: number): void => {
     const offset = memarg(r);
     const value = temps.byType.get(valueType) as number;
-    out.push(...localSet(value), ...localSet(temps.addr), ...markCard(temps.addr, offset));
-    if (width > 1) out.push(...markCard(temps.addr, (offset + width - 1) | 0));
-    out.push(...localGet(temps.addr), ...localGet(value));
+    out.push(...localSet(value), ...localSet(temps.addr), ...localGet(temps.addr), ...localGet(value));
     copy(start);
+    out.push(...markCard(temps.addr, offset));
+    if (width > 1) out.push(...markCard(temps.addr, (offset + width - 1) | 0));
     stats.stores++;
     writes++;
   };
   /** memory.fill, memory.copy, memory.init: [destination, second, length] on the stack. */
   const bulk = (start: number): void => {
-    out.push(...localSet(temps.length), ...localSet(temps.second), ...localSet(temps.addr), ...markRange(temps.addr, temps.length));
+    out.push(...localSet(temps.length), ...localSet(temps.second), ...localSet(temps.addr));
     out.push(...localGet(temps.addr), ...localGet(temps.second), ...localGet(temps.length));
     copy(start);
+    out.push(...markRange(temps.addr, temps.length));
     writes++;
   };
   while (r.pos < end) {

@@ -161,3 +161,34 @@ test('the twin marks exactly the cards every random mix of stores, fills and cop
     { numRuns: 150, seed: 12 },
   );
 });
+
+test('a store, fill or copy out of bounds traps in the twin as in the plain kernel, and the twin marks and writes only what came before it', () => {
+  const snapshot = takeSnapshot('store-mix', instantiateKernel(plainModule));
+  const source = privateCopy(snapshot);
+  const twin = new KernelContext(twinModule, snapshot);
+  const plain = new KernelContext(plainModule, snapshot);
+  const whole = createResetter('whole', source, 4096);
+  const map = twin.dirtyMap;
+  assert.ok(map, 'the twin exposes its dirty map');
+  const first: Op = { kind: 2, addr: 0x2000, value: 0x01020304n, length: 0, source: 0 };
+  // Marked before the write, each of these wrote a stray byte past the map's end (index >= 8192) that no mark covered.
+  const outOfBounds: Op[] = [
+    { kind: 3, addr: ARENA_BYTES - 4, value: 5n, length: 0, source: 0 }, // an i64 store half past the end
+    { kind: 9, addr: ARENA_BYTES - 1021 - 7, value: 5n, length: 0, source: 0 }, // past it by its static offset
+    { kind: 0, addr: ARENA_BYTES + 0x100000, value: 5n, length: 0, source: 0 },
+    { kind: 0, addr: 0xfffffff0, value: 5n, length: 0, source: 0 },
+    { kind: FILL, addr: ARENA_BYTES - 100, value: 7n, length: 101, source: 0 },
+    { kind: COPY, addr: ARENA_BYTES + 4096, value: 0n, length: 16, source: 0 },
+  ];
+  for (const bad of outOfBounds) {
+    whole.reset(twin);
+    whole.reset(plain);
+    const input = encode([first, bad]);
+    for (const ctx of [twin, plain]) ctx.writeInput(input);
+    assert.throws(() => plain.run(input.length), WebAssembly.RuntimeError);
+    assert.throws(() => twin.run(input.length), WebAssembly.RuntimeError, `kind ${bad.kind} at 0x${bad.addr.toString(16)}`);
+    assert.equal(Buffer.compare(twin.arenaBytes.subarray(0, DIRTY_MAP_PTR), plain.arenaBytes.subarray(0, DIRTY_MAP_PTR)), 0);
+    assert.equal(Buffer.compare(twin.arenaBytes.subarray(DIRTY_MAP_PTR + DIRTY_MAP_BYTES), plain.arenaBytes.subarray(DIRTY_MAP_PTR + DIRTY_MAP_BYTES)), 0, `kind ${bad.kind} at 0x${bad.addr.toString(16)}: no stray write`);
+    assert.deepEqual([...map.keys()].filter((c) => map[c] !== 0), touchedCards([first], input.length));
+  }
+});

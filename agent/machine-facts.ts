@@ -12,7 +12,11 @@ export function machineFacts(probe?: HostProbe): MachineFacts {
   const cpuList = cpus();
   const macos = probe ? readMacosFacts(probe.platform, probe.run) : readMacosFacts();
   const corpus: Record<string, string> = {};
-  for (const k of loadManifest().kernels) corpus[k.name] = k.sha256;
+  const trackedCorpus: Record<string, string> = {};
+  for (const k of loadManifest().kernels) {
+    corpus[k.name] = k.sha256;
+    if (k.tracked) trackedCorpus[k.name] = k.tracked.sha256;
+  }
   return {
     cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
     cores: cpuList.length,
@@ -25,6 +29,7 @@ export function machineFacts(probe?: HostProbe): MachineFacts {
     loadAverage: loadAverage(),
     harnessSha256: harnessSourceSha256(),
     corpus,
+    trackedCorpus,
     ...(macos ? { macos } : {}),
   };
 }

@@ -49,6 +49,7 @@ export function validateEnvironment(value: unknown): Checked<EnvironmentRecord> 
     ['planSha256', isString, 'a SHA256 in hex'],
     ['harnessSha256', isString, 'a SHA256 in hex'],
     ['corpus', isStringMap, 'an object of kernel name to SHA256'],
+    ['trackedCorpus', (v) => v === undefined || isStringMap(v), 'absent, or an object of kernel name to SHA256'],
     ['inputs', isStringMap, 'an object of kernel name to SHA256'],
     ['inputMode', (v) => v === undefined || v === 'fixed' || v === 'varying', '"fixed" or "varying"'],
     ['pageSize', isPositiveInteger, 'a positive integer'],

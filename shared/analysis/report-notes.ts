@@ -1,6 +1,6 @@
 // Notes on a report's inputs that change how its table reads: machines (or policies of one
-// machine) that ran different Node versions, harness sources, corpus modules or plans. The
-// study had to name the M2 sources by hash by hand; a report says it above the table.
+// machine) that ran different Node versions, harness sources, corpus modules, tracked twins or
+// plans. The study had to name the M2 sources by hash by hand; a report says it above the table.
 import type { EnvironmentRecord } from '../records.ts';
 import type { RedoneRound } from './segments.ts';
 
@@ -43,15 +43,38 @@ export function environmentNotes(entries: readonly EnvironmentEntry[]): string[]
   field('Plan SHA256', (env) => env.planSha256, shortHash, ': these results come from different plans');
   field('Node version', (env) => env.node);
   field('Harness source SHA256', (env) => env.harnessSha256, shortHash);
-  const kernels = [...new Set(entries.flatMap((e) => Object.keys(e.environment?.corpus ?? {})))];
-  const differing: string[] = [];
+  const kernels = [...new Set(entries.flatMap((e) => [...Object.keys(e.environment?.corpus ?? {}), ...Object.keys(e.environment?.trackedCorpus ?? {})]))];
+  const differing: { kernel: string; note: string }[] = [];
   for (const kernel of kernels) {
     const groups = describeGroups(entries, (e) => e.environment?.corpus[kernel], shortHash);
-    if (groups !== null) differing.push(`Corpus module SHA256 of ${kernel} differs: ${groups}.`);
+    if (groups !== null) differing.push({ kernel, note: `Corpus module SHA256 of ${kernel} differs: ${groups}.` });
+    if (twinsDifferOverOneModule(entries, kernel)) {
+      const twins = describeGroups(entries, (e) => e.environment?.trackedCorpus?.[kernel], shortHash);
+      differing.push({ kernel, note: `Tracked twin SHA256 of ${kernel} differs: ${twins ?? ''}.` });
+    }
   }
-  notes.push(...differing.slice(0, MAX_KERNEL_NOTES));
-  if (differing.length > MAX_KERNEL_NOTES) notes.push(`Corpus module SHA256s differ for ${differing.length - MAX_KERNEL_NOTES} more kernels; the summaries' environment rows list them.`);
+  notes.push(...differing.slice(0, MAX_KERNEL_NOTES).map((d) => d.note));
+  const more = new Set(differing.slice(MAX_KERNEL_NOTES).map((d) => d.kernel)).size;
+  if (more > 0) notes.push(`Corpus module or tracked twin SHA256s differ for ${more} more kernel${more === 1 ? '' : 's'}; the summaries' environment rows list them.`);
   return notes;
+}
+
+/**
+ * Whether `tracked` rows ran different twins of one plain module (an instrumenter that changed).
+ * A twin is made from its plain module, so twins of plain modules that differ differ too, and the
+ * plain module's note already tells those machines apart.
+ */
+function twinsDifferOverOneModule(entries: readonly EnvironmentEntry[], kernel: string): boolean {
+  const twinsByModule = new Map<string | undefined, Set<string>>();
+  for (const e of entries) {
+    const twin = e.environment?.trackedCorpus?.[kernel];
+    if (twin === undefined) continue;
+    const plain = e.environment?.corpus[kernel];
+    const twins = twinsByModule.get(plain) ?? new Set<string>();
+    twins.add(twin);
+    twinsByModule.set(plain, twins);
+  }
+  return [...twinsByModule.values()].some((twins) => twins.size > 1);
 }
 
 /** "round 3 of ryzen/pages was interrupted by a restart and redone": one note per redone round of each file. */

@@ -29,6 +29,11 @@ export interface MachineFacts {
   harnessSha256: string;
   /** SHA256 of every corpus module, by kernel name. */
   corpus: Record<string, string>;
+  /**
+   * SHA256 of every kernel's tracked twin (the module the `tracked` policy runs), by kernel name;
+   * a kernel without a twin in the agent's corpus (one built before twins existed) is absent.
+   */
+  trackedCorpus: Record<string, string>;
   /** macOS agents only: core kinds, power source, Low Power Mode, thermal limit (shared/macos-facts.ts). */
   macos?: MacosFacts;
 }

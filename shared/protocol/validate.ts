@@ -34,6 +34,16 @@ function int(o: Obj, key: string, field: string, min = 0): number {
   return v;
 }
 
+/** An object of string values (kernel name to SHA256), copied field by field. */
+function stringMap(o: Obj, key: string, field: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(obj(o[key], `${field}.${key}`))) {
+    if (typeof v !== 'string') fail(`${field}.${key}.${k}`, 'must be a string');
+    out[k] = v;
+  }
+  return out;
+}
+
 const RUN_ID = /^[A-Za-z0-9_-]{4,64}$/;
 
 export function validateRunId(value: unknown, field = 'runId'): string {
@@ -45,12 +55,6 @@ export function validateFacts(value: unknown, field = 'facts'): MachineFacts {
   const o = obj(value, field);
   const load = o['loadAverage'];
   if (!Array.isArray(load) || load.length !== 3 || !load.every((x) => typeof x === 'number')) fail(`${field}.loadAverage`, 'must be three numbers');
-  const corpusObj = obj(o['corpus'], `${field}.corpus`);
-  const corpus: Record<string, string> = {};
-  for (const [k, v] of Object.entries(corpusObj)) {
-    if (typeof v !== 'string') fail(`${field}.corpus.${k}`, 'must be a string');
-    corpus[k] = v;
-  }
   const governor = o['governor'];
   if (governor !== null && typeof governor !== 'string') fail(`${field}.governor`, 'must be a string or null');
   const macos = o['macos'];
@@ -68,7 +72,8 @@ export function validateFacts(value: unknown, field = 'facts'): MachineFacts {
     governor,
     loadAverage: [load[0] as number, load[1] as number, load[2] as number],
     harnessSha256: str(o, 'harnessSha256', field),
-    corpus,
+    corpus: stringMap(o, 'corpus', field),
+    trackedCorpus: stringMap(o, 'trackedCorpus', field),
   };
 }
 

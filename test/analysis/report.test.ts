@@ -265,6 +265,37 @@ test('notes name differing plans and corpus modules, by machine, or by machine a
   ]);
 });
 
+test('notes name tracked twins that differ over one plain module, and leave twins of differing modules to the module note', async () => {
+  const { environmentNotes } = await import('../../shared/analysis/report-notes.ts');
+  const env = (machine: string, policy: Policy, over: Partial<EnvironmentRecord>) => ({
+    machine,
+    policy,
+    environment: { ...(exactRun(machine, policy, {})[0] as EnvironmentRecord), ...over },
+  });
+  const notes = environmentNotes([
+    env('ryzen', 'pages', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) } }),
+    env('ryzen', 'tracked', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64), sha256: '5'.repeat(64) } }),
+    env('m2pro', 'tracked', { corpus: { aes: '1'.repeat(64), sha256: '3'.repeat(64) }, trackedCorpus: { aes: '6'.repeat(64), sha256: '7'.repeat(64) } }),
+  ]);
+  // aes: one plain module, two twins (an instrumenter that changed); sha256: two plain modules, so two twins.
+  assert.deepEqual(notes, [
+    'Tracked twin SHA256 of aes differs: 444444444444 (ryzen), 666666666666 (m2pro).',
+    'Corpus module SHA256 of sha256 differs: 222222222222 (ryzen), 333333333333 (m2pro).',
+  ]);
+  const same = environmentNotes([
+    env('ryzen', 'tracked', { corpus: { aes: '1'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64) } }),
+    env('m2pro', 'tracked', { corpus: { aes: '1'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64) } }),
+  ]);
+  assert.deepEqual(same, []);
+});
+
+test('an environment row whose trackedCorpus is not an object of SHA256 strings is refused naming the field', async () => {
+  const { validateEnvironment } = await import('../../shared/analysis/raw-validate.ts');
+  const row = exactRun('ryzen', 'tracked', {})[0] as EnvironmentRecord;
+  assert.equal(validateEnvironment({ ...row, trackedCorpus: { aes: '4'.repeat(64) } }).ok, true);
+  assert.deepEqual(validateEnvironment({ ...row, trackedCorpus: { aes: 4 } }), { ok: false, message: 'environment row: field "trackedCorpus" is {"aes":4}; expected absent, or an object of kernel name to SHA256' });
+});
+
 test('the tracked policy gets its own column, after the study three, whatever order the files come in', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'bf-report-tracked-'));
   try {

@@ -197,7 +197,7 @@ test('a hostile plan name is shown as text, and a hostile machine name is refuse
   const cli = await runCli(['agent', '--coordinator', coordinatorUrl, '--name', HOSTILE]);
   assert.equal(cli.code, 2);
   assert.match(cli.stderr, /--name "<img src=x onerror=alert\(1\)>" is not a valid machine name/);
-  const facts = { cpuModel: 'x', cores: 1, platform: 'linux', osRelease: '6', arch: 'x64', node: '20', v8: '11', governor: null, loadAverage: [0, 0, 0], harnessSha256: 'h', corpus: {} };
+  const facts = { cpuModel: 'x', cores: 1, platform: 'linux', osRelease: '6', arch: 'x64', node: '20', v8: '11', governor: null, loadAverage: [0, 0, 0], harnessSha256: 'h', corpus: {}, trackedCorpus: {} };
   const agent = io(`${coordinatorUrl}${AGENT_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION, name: HOSTILE, facts }, extraHeaders: upgradeHeaders(token), transports: ['websocket'], reconnection: false });
   const message = await new Promise<string>((resolve) => {
     agent.on('connect', () => resolve('connected'));

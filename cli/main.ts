@@ -4,7 +4,8 @@
 import yargs from 'yargs';
 import { commands } from './command-list.ts';
 import { BenchfleetError, errorMessage, exitCodeOf, isBenchfleetError } from '../shared/errors.ts';
-import { usageLine } from './usage-line.ts';
+import { commandOf, usageLine } from './usage-line.ts';
+import { currentOptions, unknownOptionsMessage } from './unknown-options.ts';
 
 /**
  * A reader that goes away (`benchfleet status | head -1`) is the reader's choice, not an error:
@@ -40,7 +41,11 @@ export async function main(argv: string[]): Promise<number> {
     // handler. It must throw: returning would let yargs go on and run the command's handler
     // with the unknown or missing flag (that is how `run --dry-run` once started a real run).
     .fail((message, error) => {
-      failure = error ?? new BenchfleetError('USAGE', message ?? 'invalid arguments');
+      // An unknown flag is said first, with the closest option of the command: it is often why
+      // a required one is "missing" (`results R --outt DIR`).
+      const known = error === undefined && commandOf(argv, commands) ? currentOptions(parser) : null;
+      const unknown = known ? unknownOptionsMessage(argv, known) : null;
+      failure = error ?? new BenchfleetError('USAGE', unknown ?? message ?? 'invalid arguments');
       usage = error === undefined;
       throw failure;
     });

@@ -1,5 +1,6 @@
 // The command line refuses unknown, misspelled and missing arguments before anything runs (one
-// error line, the command's usage line, exit 2), and a reader that closes the pipe early
+// error line, the command's usage line, exit 2), names the closest option of the command for a
+// misspelled flag, and a reader that closes the pipe early
 // (`benchfleet status | head -1`) ends it quietly. Every case spawns the real executable.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,12 +43,12 @@ async function assertRefused(args: string[], message: RegExp, usage: RegExp): Pr
 }
 
 test('run with an unknown flag (--dry-run) stops before contacting the coordinator', async () => {
-  await assertRefused(['run', 'deploy/plans/demo.json', '--machines', 'a', '--dry-run'], /^Error \[USAGE\]: Unknown argument: dry-run$/, /^Usage: benchfleet run <plan> \[options\]; `benchfleet run --help` lists every option$/);
+  await assertRefused(['run', 'deploy/plans/demo.json', '--machines', 'a', '--dry-run'], /^Error \[USAGE\]: unknown option --dry-run$/, /^Usage: benchfleet run <plan> \[options\]; `benchfleet run --help` lists every option$/);
 });
 
-test('harness with a misspelled flag (--nicee 5) stops before it runs or writes anything', async () => {
+test('harness with a misspelled flag (--nicee 5) stops before it runs or writes anything, and names --nice', async () => {
   const out = join(dir, 'never');
-  await assertRefused(['harness', '--plan', 'deploy/plans/demo.json', '--out', out, '--nicee', '5'], /^Error \[USAGE\]: Unknown argument: nicee$/, /^Usage: benchfleet harness \[options\]/);
+  await assertRefused(['harness', '--plan', 'deploy/plans/demo.json', '--out', out, '--nicee', '5'], /^Error \[USAGE\]: unknown option --nicee; did you mean --nice\?$/, /^Usage: benchfleet harness \[options\]/);
   assert.deepEqual(await readdir(dir), []);
 });
 
@@ -57,9 +58,17 @@ test('run without the required --machines or without a plan stops with what is m
 });
 
 test('status, cancel and results refuse unknown flags and missing run ids', async () => {
-  await assertRefused(['status', '--jsno'], /^Error \[USAGE\]: Unknown argument: jsno$/, /^Usage: benchfleet status \[options\]/);
+  await assertRefused(['status', '--jsno'], /^Error \[USAGE\]: unknown option --jsno; did you mean --json\?$/, /^Usage: benchfleet status \[options\]/);
   await assertRefused(['cancel'], /^Error \[USAGE\]: Not enough non-option arguments/, /^Usage: benchfleet cancel <run>/);
-  await assertRefused(['results', 'r1', '--outt', 'x'], /^Error \[USAGE\]: Missing required argument: out$/, /^Usage: benchfleet results <run>/);
+  // The misspelling is why --out is missing: it is named first.
+  await assertRefused(['results', 'r1', '--outt', 'x'], /^Error \[USAGE\]: unknown option --outt; did you mean --out\?$/, /^Usage: benchfleet results <run>/);
+});
+
+test('a misspelled flag gets the closest option of its own command, a far-off one no suggestion', async () => {
+  await assertRefused(['agent', '--name', 'ryzen', '--nicee', '5'], /^Error \[USAGE\]: unknown option --nicee; did you mean --nice\?$/, /^Usage: benchfleet agent \[options\]/);
+  await assertRefused(['agent', '--name', 'ryzen', '--frobnicate'], /^Error \[USAGE\]: unknown option --frobnicate$/, /^Usage: benchfleet agent \[options\]/);
+  // A subcommand's own options: `kernel run` has --input, which `agent` has not.
+  await assertRefused(['kernel', 'run', 'aes-cbc-decrypt', '--inptu', 'x', '--hepl', '--max-laod', '3'], /^Error \[USAGE\]: unknown options --inptu \(did you mean --input\?\), --hepl \(did you mean --help\?\), --max-laod$/, /^Usage: benchfleet kernel/);
 });
 
 test('a misspelled command is refused with a suggestion', async () => {

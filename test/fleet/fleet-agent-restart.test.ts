@@ -161,7 +161,8 @@ test('a cancel stops the harness (under nice) and the agent records the run as c
   } finally {
     socket.close();
   }
-  await agent.waitFor(new RegExp(`run ${runId}: cancelled`), 30_000);
+  // The end-of-run line, printed once status.json is saved (not "cancelled by the coordinator", printed before the harness stops).
+  await agent.waitFor(new RegExp(`run ${runId}: cancelled$`, 'm'), 30_000);
   await waitForDeath(holder.pid, 20_000);
   const written = completeLines(await readFile(spoolFile, 'utf8')).length;
   assert.ok(written < 1 + PLANNED_PER_POLICY, `the cancel fell mid-run (${written} of ${1 + PLANNED_PER_POLICY} lines)`);

@@ -96,6 +96,8 @@ export async function followRun(connect: () => Promise<ControlSocket>, runId: st
   }
 }
 
+const REFUSED_FOR_GOOD: ReadonlySet<string> = new Set(['AUTH_FAILED', 'FORBIDDEN', 'PROTOCOL_MISMATCH']);
+
 async function reconnect(connect: () => Promise<ControlSocket>, runId: string, reconnectForMs: number): Promise<ControlSocket> {
   const deadline = Date.now() + reconnectForMs;
   let wait = 250;
@@ -104,8 +106,8 @@ async function reconnect(connect: () => Promise<ControlSocket>, runId: string, r
     try {
       return await connect();
     } catch (error) {
-      // A refusal (token, protocol) will not change by retrying.
-      if (error instanceof BenchfleetError && error.code === 'AUTH_FAILED') throw error;
+      // A refusal (token, its role, the protocol version) will not change by retrying.
+      if (error instanceof BenchfleetError && REFUSED_FOR_GOOD.has(error.code)) throw error;
       last = errorMessage(error);
     }
     if (Date.now() + wait > deadline) {

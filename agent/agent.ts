@@ -63,6 +63,8 @@ export class Agent {
   private readonly spool: RunSpool;
   private socket: Socket<CoordinatorToAgent, AgentToCoordinator> | null = null;
   private readonly runs = new Map<string, ActiveRun>();
+  /** Assignments being taken (spool being written), by run id: a second copy of one waits for the first. */
+  private readonly accepting = new Map<string, Promise<void>>();
   private fatal: ((error: Error) => void) | null = null;
   private stopped: (() => void) | null = null;
   private stopping = false;
@@ -142,7 +144,7 @@ export class Agent {
         }
       });
       socket.on('run:assign', (assignment, ack) => {
-        this.accept(assignment).then(
+        this.assigned(assignment).then(
           () => ack({ ok: true, value: null }),
           (error: unknown) => ack(toFailure(error)),
         );
@@ -187,6 +189,25 @@ export class Agent {
     if (!wasConnected) this.stopped?.();
   }
 
+  /**
+   * An assignment: a plan the agent already holds is taken as done, without a second harness.
+   * The coordinator sends a plan again when it has no answer (it stopped before the agent's,
+   * or the answer was lost), so the same run can arrive while it runs, or twice at once.
+   */
+  private assigned(assignment: RunAssignment): Promise<void> {
+    const held = this.runs.get(assignment.runId);
+    if (held) {
+      if (held.status.planSha256 !== assignment.planSha256) return Promise.reject(new BenchfleetError('PLAN_INVALID', `run ${assignment.runId} is held by this agent with plan ${held.status.planSha256}, not ${assignment.planSha256}`));
+      log.info(`run ${assignment.runId}: assigned again; this agent already has it (${held.status.state})`);
+      return Promise.resolve();
+    }
+    const pending = this.accepting.get(assignment.runId);
+    if (pending) return pending;
+    const task = this.accept(assignment).finally(() => this.accepting.delete(assignment.runId));
+    this.accepting.set(assignment.runId, task);
+    return task;
+  }
+
   private async accept(assignment: RunAssignment): Promise<void> {
     const busy = [...this.runs.values()].find((r) => r.status.state === 'running');
     if (busy) throw new BenchfleetError('LOCK_HELD', `agent ${this.options.name} is busy with run ${busy.status.runId}`);
@@ -196,6 +217,8 @@ export class Agent {
     const known = new Set(kernelNames());
     const missing = plan.kernels === 'all' ? [] : plan.kernels.filter((k) => !known.has(k));
     if (missing.length > 0) throw new BenchfleetError('UNKNOWN_KERNEL', `this agent's corpus lacks ${missing.join(', ')}`);
+    // Held on disk but not in memory: run and delivered by this agent already; a rerun would duplicate every sample.
+    if (await this.spool.has(assignment.runId)) throw new BenchfleetError('OUTPUT_EXISTS', `agent ${this.options.name} already ran run ${assignment.runId} and delivered it (${this.spool.runDir(assignment.runId)}); it does not run a run twice`);
     const status: SpoolStatus = { runId: assignment.runId, planSha256: digest, policies: plan.policies, state: 'running', finished: null, delivered: false };
     await this.spool.create(status, assignment.planText);
     const run: ActiveRun = { status, streamer: this.streamerFor(status), child: null, resumes: 0 };

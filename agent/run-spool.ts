@@ -3,7 +3,7 @@
 // is sent) and status.json. The harness's own files are the spool: a line stays on disk after
 // it is acknowledged, so nothing the coordinator has not confirmed can be lost, and resending
 // after a reconnect reads straight from them.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../shared/atomic-file.ts';
 import type { Policy } from '../shared/policies.ts';
@@ -40,6 +40,11 @@ export class RunSpool {
 
   rawPath(runId: string, policy: Policy): string {
     return join(this.outDir(runId), `${policy}.jsonl`);
+  }
+
+  /** Whether this spool has a run of this id (status.json written), delivered or not. */
+  async has(runId: string): Promise<boolean> {
+    return stat(join(this.runDir(runId), 'status.json')).then(() => true, () => false);
   }
 
   async create(status: SpoolStatus, planText: string): Promise<void> {

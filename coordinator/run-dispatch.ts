@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE, writeManifest } from '../shared/analysis/manifest.ts';
+import { readRawFile } from '../shared/analysis/raw-reader.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
@@ -24,7 +25,11 @@ const log = createLogger('coordinator:runs');
 
 /** The agents' side, as the dispatcher needs it: send an assignment, send a cancel. */
 export interface AgentLink {
-  assign(machine: string, assignment: { runId: string; machine: string; planText: string; planSha256: string }, timeoutMs: number): Promise<void>;
+  /**
+   * Send a plan: true when the agent took it, false when it could not be asked or gave no answer
+   * (offline, link lost, no answer within timeoutMs); rejects with the agent's refusal.
+   */
+  assign(machine: string, assignment: { runId: string; machine: string; planText: string; planSha256: string }, timeoutMs: number): Promise<boolean>;
   cancel(machine: string, runId: string): void;
   isOnline(machine: string): boolean;
 }
@@ -45,6 +50,11 @@ export class RunDispatch {
   private readonly onReport: (report: { runId: string; markdown: string; dir: string }) => void;
   private readonly finalizing = new Map<string, Promise<void>>();
   private deadlineTimer: NodeJS.Timeout | null = null;
+  /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
+  private readonly offering = new Set<string>();
+  /** Resolves once every run is loaded: agents connect as soon as the port listens, which is earlier. */
+  private readonly loaded: Promise<void>;
+  private markLoaded: () => void = () => undefined;
 
   constructor(dataDir: string, registry: AgentRegistry, agents: AgentLink, options: DispatchOptions, announce: (run: RunSummary) => void, onReport: (report: { runId: string; markdown: string; dir: string }) => void) {
     this.store = new RunStore(dataDir);
@@ -56,13 +66,19 @@ export class RunDispatch {
       announce(run);
       if (run.state === 'delivering') this.finalize(run.runId);
     });
+    this.loaded = new Promise((resolve) => {
+      this.markLoaded = resolve;
+    });
   }
 
   /** Load every run and pick up what a restart interrupted. */
   async start(): Promise<void> {
     await this.lifecycle.load((runId, problem) => log.error(`run ${runId} skipped: ${problem}`));
+    this.markLoaded();
     for (const run of this.lifecycle.list()) {
       if (run.state === 'delivering') this.finalize(run.runId);
+      // Stopped while sending its plans: the machines still waiting get theirs when their agents connect.
+      else if (run.state === 'assigned') void this.offerWaiting(run.runId).catch((error: unknown) => log.error(`run ${run.runId}: ${errorMessage(error)}`));
       else if (isTerminal(run.state) && !(await this.hasManifest(run.runId))) this.finalize(run.runId);
       else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) void this.startQueuedAfter(run.after);
       else if (run.state === 'queued' && !run.after) void this.assignRun(run.runId);
@@ -106,21 +122,66 @@ export class RunDispatch {
     return { runId: first, runIds, planSha256 };
   }
 
-  /** Send a run's plan to each of its machines; a machine that cannot take it fails in the run. */
+  /** Send a run's plan to each of its machines (see offer). */
   private async assignRun(runId: string): Promise<void> {
     const run = await this.lifecycle.startAssigning(runId);
+    await Promise.all(Object.keys(run.machines).map((machine) => this.offer(runId, machine)));
+  }
+
+  /**
+   * Send `machine` its plan of `runId`. A refusal fails the machine, saying why. No answer
+   * (offline, link lost, timeout) leaves it `assigned`: the plan goes out again each time its
+   * agent connects, and the machine deadline ends the wait. The agent takes a plan it already
+   * holds as done, so a plan sent twice never runs twice. Once no plan of the run is on its
+   * way, the run is running.
+   */
+  private async offer(runId: string, machine: string): Promise<void> {
+    const key = `${runId}/${machine}`;
+    if (this.offering.has(key)) return;
+    this.offering.add(key);
+    try {
+      await this.sendPlan(runId, machine);
+    } catch (error) {
+      log.error(`run ${runId}: assigning ${machine}: ${errorMessage(error)}`);
+    } finally {
+      this.offering.delete(key);
+    }
+    if (![...this.offering].some((k) => k.startsWith(`${runId}/`))) await this.lifecycle.assignmentsAnswered(runId).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
+  }
+
+  private async sendPlan(runId: string, machine: string): Promise<void> {
+    const run = this.lifecycle.get(runId);
+    if (run.machines[machine]?.state !== 'assigned') return;
     const planText = await this.store.planText(runId);
-    await Promise.all(
-      Object.keys(run.machines).map(async (machine) => {
-        try {
-          await this.agents.assign(machine, { runId, machine, planText, planSha256: run.planSha256 }, this.options.assignTimeoutMs);
-          await this.lifecycle.machineStarted(runId, machine);
-        } catch (error) {
-          await this.lifecycle.assignmentRefused(runId, machine, errorMessage(error)).catch((e: unknown) => log.error(`run ${runId}: ${errorMessage(e)}`));
-        }
-      }),
-    );
-    await this.lifecycle.assignmentsAnswered(runId);
+    let taken: boolean;
+    try {
+      taken = await this.agents.assign(machine, { runId, machine, planText, planSha256: run.planSha256 }, this.options.assignTimeoutMs);
+    } catch (refusal) {
+      await this.lifecycle.assignmentRefused(runId, machine, errorMessage(refusal));
+      return;
+    }
+    if (taken) await this.lifecycle.machineStarted(runId, machine);
+    else log.info(`run ${runId}: ${machine} has not taken its plan yet; it is sent again when its agent connects`);
+  }
+
+  /** The machines of `runId` that wait for their plan and are online now get it. */
+  private async offerWaiting(runId: string): Promise<void> {
+    const run = this.lifecycle.get(runId);
+    const online = Object.entries(run.machines).filter(([machine, m]) => m.state === 'assigned' && this.agents.isOnline(machine));
+    if (online.length === 0) await this.lifecycle.assignmentsAnswered(runId).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
+    else await Promise.all(online.map(([machine]) => this.offer(runId, machine)));
+  }
+
+  /**
+   * An agent (re)connected: every run in which its machine still waits for the plan (the
+   * coordinator stopped before the agent took it, or the agent never answered) sends it again.
+   */
+  async agentConnected(machine: string): Promise<void> {
+    await this.loaded;
+    for (const runId of this.lifecycle.awaitingPlan(machine)) {
+      log.info(`run ${runId}: sending ${machine} its plan again (it has not taken it yet)`);
+      await this.offer(runId, machine);
+    }
   }
 
   /** Start the queued run of a series that waits for `runId`, if any. */
@@ -131,15 +192,28 @@ export class RunDispatch {
     await this.assignRun(next.runId).catch((error: unknown) => log.error(`run ${next.runId}: could not start: ${errorMessage(error)}`));
   }
 
-  /** Machines whose agent has been away longer than the deadline during a run fail, saying so. */
+  /**
+   * Machines that keep their run waiting longer than the deadline fail, saying why: an agent
+   * away that long, or one that is connected but has not taken its plan (it never answered the
+   * assignment, sent again at each of its connects) for that long.
+   */
   async expireMachines(now = Date.now()): Promise<void> {
+    const hours = this.options.machineDeadlineMs / 3_600_000;
+    const deadline = `the machine deadline of ${hours >= 1 ? `${hours} h` : `${Math.round(this.options.machineDeadlineMs / 1000)} s`} (coordinator --machine-deadline)`;
     for (const run of this.lifecycle.list()) {
       for (const [machine, m] of Object.entries(run.machines)) {
-        if (!(m.state === 'assigned' || m.state === 'running' || m.state === 'delivering') || this.agents.isOnline(machine)) continue;
-        const lastSeen = Date.parse(this.registry.lastSeen(machine) ?? run.createdAt);
-        if (now - lastSeen < this.options.machineDeadlineMs) continue;
-        const hours = this.options.machineDeadlineMs / 3_600_000;
-        const message = `agent ${machine} has not been heard from since ${new Date(lastSeen).toISOString()}; failed after the machine deadline of ${hours >= 1 ? `${hours} h` : `${Math.round(this.options.machineDeadlineMs / 1000)} s`} (coordinator --machine-deadline)`;
+        if (!(m.state === 'assigned' || m.state === 'running' || m.state === 'delivering')) continue;
+        let message: string;
+        if (this.agents.isOnline(machine)) {
+          if (m.state !== 'assigned') continue;
+          const since = Date.parse(this.lifecycle.machineSince(run.runId, machine) ?? run.createdAt);
+          if (now - since < this.options.machineDeadlineMs) continue;
+          message = `agent ${machine} is connected but has not taken its plan since it was assigned at ${new Date(since).toISOString()} (the plan is sent again at each of its connects); failed after ${deadline}`;
+        } else {
+          const lastSeen = Date.parse(this.registry.lastSeen(machine) ?? run.createdAt);
+          if (now - lastSeen < this.options.machineDeadlineMs) continue;
+          message = `agent ${machine} has not been heard from since ${new Date(lastSeen).toISOString()}; failed after ${deadline}`;
+        }
         log.warn(`run ${run.runId}: ${message}`);
         await this.lifecycle.machineExpired(run.runId, machine, message).catch((error: unknown) => log.error(`run ${run.runId}: ${errorMessage(error)}`));
       }
@@ -148,6 +222,7 @@ export class RunDispatch {
 
   async records(machine: string, bytes: unknown): Promise<BatchAck> {
     const batch = decodeRecordBatch(bytes);
+    await this.loaded;
     this.lifecycle.checkWantsRecords(batch.runId, machine);
     const run = this.lifecycle.get(batch.runId);
     if (run.machines[machine]?.state === 'assigned') await this.lifecycle.machineStarted(run.runId, machine);
@@ -171,6 +246,8 @@ export class RunDispatch {
   /** Where the coordinator's copy of `machine`'s run stands; a cancelled machine is told to stop. */
   async resumePoint(machine: string, rawId: unknown): Promise<ResumePoint> {
     const runId = validateRunId(rawId);
+    // Before the runs are loaded every run would look unknown, and the agent would stop its harness.
+    await this.loaded;
     if (!this.lifecycle.has(runId)) return { runId, next: {}, wanted: false };
     const run = this.lifecycle.get(runId);
     const m = run.machines[machine];
@@ -186,18 +263,24 @@ export class RunDispatch {
 
   async finished(machine: string, raw: unknown): Promise<void> {
     const finished = validateFinished(raw);
+    await this.loaded;
     const run = this.lifecycle.get(finished.runId);
     const m = run.machines[machine];
     if (!m) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${run.runId} was not assigned to ${machine}`);
     // A machine that has already ended (cancelled, failed by its deadline) takes the end as it is.
     if (isTerminal(m.state)) return;
     const lines: Partial<Record<Policy, number>> = {};
+    let samples = 0;
     for (const [policy, count] of Object.entries(finished.lines) as [Policy, number][]) {
-      const have = await this.sink.nextSeq(this.store.rawPath(run.runId, machine, policy));
+      const path = this.store.rawPath(run.runId, machine, policy);
+      const have = await this.sink.nextSeq(path);
       if (have < count) throw new BenchfleetError('PROTOCOL', `${policy}: the coordinator has ${have} of ${count} lines; resend the rest before finishing`);
       lines[policy] = have;
+      // `done` of a completed machine: the samples the analysis uses, read with its own parser
+      // (a resumed run's files also hold segment rows and the superseded lines of a redone round).
+      if (finished.status === 'completed' && have > 0) samples += (await readRawFile(path)).parsed.samples.length;
     }
-    const after = await this.lifecycle.machineFinished(run.runId, machine, finished.status, finished.message ?? null, lines);
+    const after = await this.lifecycle.machineFinished(run.runId, machine, finished.status, finished.message ?? null, { lines, samples });
     log.info(`${machine} finished run ${run.runId}: ${after.machines[machine]?.state ?? '?'}`);
   }
 

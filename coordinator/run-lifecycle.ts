@@ -36,6 +36,18 @@ export type Announce = (run: RunSummary) => void;
 
 export type FinishStatus = 'completed' | 'failed' | 'cancelled';
 
+/** What the coordinator holds of a machine's part of a run when its agent reports the end. */
+export interface FinishedFiles {
+  /** Complete lines on disk per policy file (environment rows and superseded lines included). */
+  lines: Partial<Record<Policy, number>>;
+  /**
+   * The samples of those files that the analysis uses: complete rounds only, the lines of
+   * rounds a restart interrupted and a later segment redid not counted (shared/analysis/segments.ts).
+   * Counted by the caller from the stored files; this module does no file I/O.
+   */
+  samples: number;
+}
+
 /** `waiting`: why machines of the run wait before measuring (held in memory only, never stored). */
 function copy(run: StoredRun, waiting?: ReadonlyMap<string, string>): RunSummary {
   const machines: RunSummary['machines'] = {};
@@ -113,6 +125,23 @@ export class RunLifecycle {
       if (m && (m.state === 'assigned' || m.state === 'running' || m.state === 'delivering')) return run.runId;
     }
     return null;
+  }
+
+  /**
+   * The runs whose plan `machine` has not taken yet (it is `assigned` there): sent and never
+   * answered, or never sent because the coordinator stopped between saving the assignment and
+   * sending it. Oldest first.
+   */
+  awaitingPlan(machine: string): string[] {
+    return [...this.runs.values()]
+      .filter((run) => run.machines[machine]?.state === 'assigned' && !isTerminal(run.state))
+      .map((run) => run.runId)
+      .sort();
+  }
+
+  /** When `machine` entered its current state in `runId` (ISO time), or null when it is not in the run. */
+  machineSince(runId: string, machine: string): string | null {
+    return this.stored(runId).machines[machine]?.since ?? null;
   }
 
   /**
@@ -278,7 +307,7 @@ export class RunLifecycle {
    * ended (cancelled while the agent was away, failed by its deadline) keeps its state: the
    * answer is the same, so the agent can stop resending.
    */
-  machineFinished(runId: string, machine: string, status: FinishStatus, message: string | null, lines: Partial<Record<Policy, number>>): Promise<RunSummary> {
+  machineFinished(runId: string, machine: string, status: FinishStatus, message: string | null, files: FinishedFiles): Promise<RunSummary> {
     return this.change(runId, (run) => {
       const m = run.machines[machine];
       if (!m) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${runId} was not assigned to ${machine}`);
@@ -287,11 +316,12 @@ export class RunLifecycle {
       if (m.state === 'assigned') this.moveMachine(run, machine, 'running');
       // A cancel that the agent turned into a harness failure is still a cancel.
       this.moveMachine(run, machine, run.cancelledAt ? 'cancelled' : status, message);
-      m.lines = { ...lines };
+      m.lines = { ...files.lines };
+      // Not the line count: a resumed run's files also hold each segment's environment row and
+      // the superseded lines of the redone round, which no figure uses.
       if (m.state === 'completed') {
-        const samples = Object.values(lines).reduce((n, l) => n + Math.max(0, l - 1), 0);
-        m.done = samples;
-        m.total = Math.max(m.total, samples);
+        m.done = files.samples;
+        m.total = Math.max(m.total, files.samples);
       }
       return true;
     });

@@ -118,9 +118,12 @@ export class Coordinator {
       {
         assign: async (machine, assignment, timeoutMs) => {
           const socket = this.agentSockets.get(machine);
-          if (!socket) throw new BenchfleetError('MACHINE_OFFLINE', `${machine} is offline`);
-          const result = await socket.timeout(timeoutMs).emitWithAck('run:assign', assignment);
+          if (!socket) return false;
+          // No answer in time or a lost link is not a refusal: the plan goes out again at the next connect.
+          const result = await socket.timeout(timeoutMs).emitWithAck('run:assign', assignment).catch(() => null);
+          if (result === null) return false;
           if (!result.ok) throw fromFailure(result);
+          return true;
         },
         cancel: (machine, runId) => this.agentSockets.get(machine)?.emit('run:cancel', runId),
         isOnline: (machine) => this.agentSockets.has(machine),
@@ -281,6 +284,8 @@ export class Coordinator {
       }),
     );
     socket.on('run:resume', (rawId, ack) => respond(ack, log, `run:resume of ${name}`, () => this.dispatch.resumePoint(name, rawId)));
+    // A plan this machine has not taken yet (e.g. the coordinator stopped before sending it) goes out now.
+    this.dispatch.agentConnected(name).catch((error: unknown) => log.error(`agent ${name}: ${errorMessage(error)}`));
   }
 
   private setUpControl(ns: Namespace<ControlToCoordinator, CoordinatorToControl>): void {

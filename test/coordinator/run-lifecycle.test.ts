@@ -46,8 +46,8 @@ test('a run goes queued, assigned, running, delivering, completed, saving each s
   await life.progress(runId, 'a', 3, 12);
   await life.progress(runId, 'a', 12, 12);
   assert.equal(life.get(runId).machines['a']?.state, 'delivering');
-  await life.machineFinished(runId, 'a', 'completed', null, { whole: 13 });
-  await life.machineFinished(runId, 'b', 'completed', null, { whole: 13 });
+  await life.machineFinished(runId, 'a', 'completed', null, { lines: { whole: 13 }, samples: 12 });
+  await life.machineFinished(runId, 'b', 'completed', null, { lines: { whole: 13 }, samples: 12 });
   assert.equal(life.get(runId).state, 'delivering');
   await life.finish(runId);
   const final = life.get(runId);
@@ -57,15 +57,48 @@ test('a run goes queued, assigned, running, delivering, completed, saving each s
   assert.deepEqual(onDisk, announced.map((r) => r.state), 'every announced state was on disk first');
 });
 
+test('a completed machine counts the samples the analysis uses, not its lines (a resumed run holds more lines than samples)', async () => {
+  const { life } = await fresh();
+  const runId = await running(life, ['a']);
+  await life.progress(runId, 'a', 12, 12);
+  // 12 samples in 2 segments: 2 environment rows and 3 superseded lines of a redone round make 17 lines.
+  const after = await life.machineFinished(runId, 'a', 'completed', null, { lines: { whole: 17 }, samples: 12 });
+  assert.deepEqual(after.machines['a'], { state: 'completed', done: 12, total: 12, lines: { whole: 17 }, message: null });
+});
+
+test('a machine that has not taken its plan is listed as awaiting it, from when it was assigned, until it starts', async () => {
+  let clock = Date.parse('2026-12-01T10:00:00.000Z');
+  const store = new RunStore(await mkdtemp(join(tmpdir(), 'benchfleet-life-')));
+  const life = new RunLifecycle(store, () => undefined, () => new Date(clock));
+  const [run] = await life.createSeries('{}', 'f'.repeat(64), ['a', 'b'], 1, newId);
+  const runId = (run as RunSummary).runId;
+  assert.deepEqual(life.awaitingPlan('a'), [], 'a queued machine awaits its turn, not a plan');
+  clock += 60_000;
+  await life.startAssigning(runId);
+  clock += 60_000;
+  await life.machineStarted(runId, 'b');
+  assert.deepEqual(life.awaitingPlan('a'), [runId]);
+  assert.deepEqual(life.awaitingPlan('b'), []);
+  assert.equal(life.machineSince(runId, 'a'), '2026-12-01T10:01:00.000Z');
+  assert.equal(life.machineSince(runId, 'b'), '2026-12-01T10:02:00.000Z');
+  // A reloaded store (the coordinator restarted) still knows.
+  const reloaded = new RunLifecycle(store, () => undefined);
+  await reloaded.load();
+  assert.deepEqual(reloaded.awaitingPlan('a'), [runId]);
+  assert.equal(reloaded.machineSince(runId, 'a'), '2026-12-01T10:01:00.000Z');
+  await life.cancel(runId, 'stop');
+  assert.deepEqual(life.awaitingPlan('a'), [], 'a cancelled run awaits nothing');
+});
+
 test('every illegal machine transition is refused and changes nothing', async () => {
   const { life } = await fresh();
   const runId = await running(life, ['a']);
-  await life.machineFinished(runId, 'a', 'completed', null, {});
+  await life.machineFinished(runId, 'a', 'completed', null, { lines: {}, samples: 0 });
   // From a terminal state nothing moves; the named methods that would move it are refused or no-ops.
   await assert.rejects(life.assignmentRefused(runId, 'a', 'x'), { code: 'ILLEGAL_TRANSITION', message: `run ${runId}, machine a: cannot go from completed to failed` });
   const before = life.get(runId);
   await life.progress(runId, 'a', 1, 2);
-  await life.machineFinished(runId, 'a', 'failed', 'late', {});
+  await life.machineFinished(runId, 'a', 'failed', 'late', { lines: {}, samples: 0 });
   await life.machineExpired(runId, 'a', 'gone');
   assert.deepEqual(life.get(runId), before, 'an ended machine keeps its state whatever arrives late');
   await assert.rejects(life.machineStarted('20991231-000000-nosuch', 'a'), { code: 'UNKNOWN_RUN' });
@@ -135,7 +168,7 @@ test('a cancel is recorded as cancelled, also when the agent then reports a harn
   const changed = await life.cancel(first, 'cancelled by a control client');
   assert.deepEqual(changed.map((r) => [r.runId, r.machines['a']?.state]), [[first, 'cancelled'], [second, 'cancelled']]);
   assert.throws(() => life.checkWantsRecords(first, 'a'), { code: 'RUN_NOT_WANTED', message: `run ${first} takes no more records from a: it is cancelled (cancelled by a control client)` });
-  await life.machineFinished(first, 'a', 'failed', 'harness failed (SIGTERM)', {});
+  await life.machineFinished(first, 'a', 'failed', 'harness failed (SIGTERM)', { lines: {}, samples: 0 });
   assert.equal(life.get(first).machines['a']?.state, 'cancelled');
   assert.equal(life.get(first).state, 'delivering');
   assert.equal((await life.finish(first)).state, 'cancelled');
@@ -146,7 +179,7 @@ test('records are refused for completed, failed and cancelled machines and for q
   const { life } = await fresh();
   const runId = await running(life, ['a', 'b', 'c']);
   life.checkWantsRecords(runId, 'a');
-  await life.machineFinished(runId, 'a', 'completed', null, {});
+  await life.machineFinished(runId, 'a', 'completed', null, { lines: {}, samples: 0 });
   await life.machineExpired(runId, 'b', 'gone for 48 h');
   assert.throws(() => life.checkWantsRecords(runId, 'a'), { code: 'RUN_NOT_WANTED' });
   assert.throws(() => life.checkWantsRecords(runId, 'b'), { code: 'RUN_NOT_WANTED', message: /failed \(gone for 48 h\)/ });
@@ -216,6 +249,6 @@ test('a version-0 run.json (before the lifecycle) still loads, and a broken one 
   assert.equal(life.has('20261130-031502-eeeeee'), false);
   assert.deepEqual(skipped, [`20261130-031502-ffffff: ${join(store.runDir('20261130-031502-ffffff'), 'run.json')}.state: must be one of queued, assigned, running, delivering, completed, failed, cancelled`]);
   // It goes on from there under the new schema.
-  await life.machineFinished('20261130-031502-bbbbbb', 'ryzen', 'completed', null, { whole: 43 });
+  await life.machineFinished('20261130-031502-bbbbbb', 'ryzen', 'completed', null, { lines: { whole: 43 }, samples: 42 });
   assert.equal(life.get('20261130-031502-bbbbbb').state, 'delivering');
 });

@@ -139,6 +139,12 @@ test('a SIGKILLed agent takes its harness with it, releases the timing lock, and
   const { parsed: pages } = await readRawFile(join(runDir, 'phoenix', 'pages.jsonl'));
   assert.equal(pages.environment?.segment, 1);
   assert.deepEqual(pages.redone, []);
+  // status, dashboard and follow show what the analysis uses: every planned sample, not the lines.
+  const planned = PLAN.policies.length * PLANNED_PER_POLICY;
+  assert.deepEqual(run.machines['phoenix']?.lines, { whole: whole.lines, pages: pages.lines }, 'the lines on disk, segment rows and superseded lines included');
+  assert.ok(whole.lines + pages.lines > planned + PLAN.policies.length, `the files hold more lines (${whole.lines + pages.lines}) than one environment row per policy and the planned samples (${planned})`);
+  assert.equal(run.machines['phoenix']?.done, planned, 'done: the planned samples, superseded lines not counted');
+  assert.equal(run.machines['phoenix']?.total, planned, 'total: the planned samples');
   // Same shape as a summary of a run that was never interrupted.
   const [wholeSummary, pagesSummary] = await Promise.all(['whole', 'pages'].map(async (p) => JSON.parse(await readFile(join(runDir, 'phoenix', `${p}.summary.json`), 'utf8')) as Summary));
   assert.deepEqual(Object.keys(wholeSummary ?? {}), Object.keys(pagesSummary ?? {}));

@@ -50,6 +50,10 @@ test('a coordinator and two agents complete a small run with identical plans, su
   const run = await waitForRun(fleet, runId);
   assert.equal(run.state, 'completed');
   for (const m of ['local-a', 'local-b']) await assertComplete(runId, m, SMALL_PLAN, planSha256);
+  for (const m of ['local-a', 'local-b']) {
+    const planned = SMALL_PLAN.policies.length * plannedSamples(SMALL_PLAN);
+    assert.deepEqual([run.machines[m]?.done, run.machines[m]?.total], [planned, planned], `${m}: done and total are the planned samples`);
+  }
   const runDir = join(fleet.dir, 'coordinator', 'runs', runId);
   assert.equal(await readFile(join(runDir, 'plan.json'), 'utf8'), planText);
   const report = await readFile(join(runDir, 'report.md'), 'utf8');

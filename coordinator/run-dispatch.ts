@@ -175,13 +175,18 @@ export class RunDispatch {
   /**
    * An agent (re)connected: every run in which its machine still waits for the plan (the
    * coordinator stopped before the agent took it, or the agent never answered) sends it again.
+   * Decided before any event of the new connection is handled, so the plan goes out even when
+   * the agent's own `run:resume` of a run it already holds follows at once: the agent takes a
+   * plan it holds as done.
    */
   async agentConnected(machine: string): Promise<void> {
     await this.loaded;
-    for (const runId of this.lifecycle.awaitingPlan(machine)) {
-      log.info(`run ${runId}: sending ${machine} its plan again (it has not taken it yet)`);
-      await this.offer(runId, machine);
-    }
+    await Promise.all(
+      this.lifecycle.awaitingPlan(machine).map((runId) => {
+        log.info(`run ${runId}: sending ${machine} its plan again (it has not taken it yet)`);
+        return this.offer(runId, machine);
+      }),
+    );
   }
 
   /** Start the queued run of a series that waits for `runId`, if any. */

@@ -28,13 +28,15 @@ export interface Fleet {
   coordinator: Proc;
   url: string;
   port: number;
-  startCoordinator(port?: number): Promise<void>;
+  /** Start (or restart) the coordinator on `port` (0: any) with `dataDir` (default DIR/coordinator, where waitForRun looks). */
+  startCoordinator(port?: number, dataDir?: string): Promise<void>;
   startAgent(name: string, coordinatorUrl?: string, extraArgs?: string[]): Promise<Proc>;
   control(): Promise<ControlSocket>;
   stopAll(): Promise<void>;
 }
 
-export async function createFleet(): Promise<Fleet> {
+/** `coordinator: false` leaves it to the test to start one (e.g. on a data folder it prepared). */
+export async function createFleet(options: { coordinator?: boolean } = {}): Promise<Fleet> {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-fleet-'));
   const token = randomBytes(16).toString('hex');
   const env = { BENCHFLEET_TOKEN: token, BENCHFLEET_LOCK_FILE: join(dir, 'timing.lock'), BENCHFLEET_LOG: 'debug' };
@@ -46,8 +48,8 @@ export async function createFleet(): Promise<Fleet> {
     coordinator: null as unknown as Proc,
     url: '',
     port: 0,
-    async startCoordinator(port = 0) {
-      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `127.0.0.1:${port}`, '--data', join(dir, 'coordinator')], env, join(dir, 'coordinator.log'));
+    async startCoordinator(port = 0, dataDir = join(dir, 'coordinator')) {
+      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `127.0.0.1:${port}`, '--data', dataDir], env, join(dir, 'coordinator.log'));
       const match = await fleet.coordinator.waitFor(/listening on (http:\/\/127\.0\.0\.1:(\d+))/);
       fleet.url = match[1] as string;
       fleet.port = Number(match[2]);
@@ -61,10 +63,10 @@ export async function createFleet(): Promise<Fleet> {
     control: () => connectControl({ coordinator: fleet.url, 'token-file': undefined, ca: undefined }, { token }),
     async stopAll() {
       await Promise.all(agents.map((a) => a.stop()));
-      await fleet.coordinator.stop();
+      if (fleet.url) await fleet.coordinator.stop();
     },
   };
-  await fleet.startCoordinator();
+  if (options.coordinator !== false) await fleet.startCoordinator();
   return fleet;
 }
 

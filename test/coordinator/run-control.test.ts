@@ -1,7 +1,7 @@
 // Runs driven over the real sockets of an in-process coordinator with protocol-level agents:
 // simultaneous starts on one machine, a cancel issued while the agent is away and delivered
-// when it comes back, a machine that never comes back failing at its deadline, and a restarted
-// agent taking over from its own half-open connection.
+// when it comes back, a machine that never comes back (or never takes its plan) failing at its
+// deadline, and a restarted agent taking over from its own half-open connection.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
@@ -16,7 +16,7 @@ const PLAN = JSON.stringify({ name: 'control', kernels: ['xxhash32'], arms: ['na
 
 let t: TestCoordinator;
 before(async () => {
-  t = await startTestCoordinator({ machineDeadlineMs: 1500, takeoverPingMs: 1000 });
+  t = await startTestCoordinator({ machineDeadlineMs: 1500, takeoverPingMs: 1000, assignTimeoutMs: 1000 });
 });
 after(async () => {
   await t.close();
@@ -93,6 +93,24 @@ test('a machine that never comes back fails at its deadline, saying why', async 
   const failed = await updateWhere(control, started.value.runId, (r) => r.machines['vanishing']?.state === 'failed', 'the machine has failed');
   assert.match(failed.machines['vanishing']?.message ?? '', /^agent vanishing has not been heard from since \S+; failed after the machine deadline of 2 s \(coordinator --machine-deadline\)$/);
   await updateWhere(control, started.value.runId, (r) => r.state === 'failed', 'the run has failed');
+});
+
+test('a connected agent that never takes its plan stays assigned, then fails at its deadline, saying it is connected but has not taken it', async () => {
+  const control = await t.control();
+  const agent = await t.agent('silent');
+  let offered = 0;
+  agent.off('run:assign');
+  agent.on('run:assign', () => {
+    offered++; // and never answers
+  });
+  const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText: PLAN, machines: ['silent'] });
+  if (!started.ok) return assert.fail(JSON.stringify(started));
+  const status = await request<ControlToCoordinator, 'status'>(control, 5000, 'status');
+  assert.equal(status.ok ? status.value.runs.find((r) => r.runId === started.value.runId)?.machines['silent']?.state : null, 'assigned', 'no answer is not a refusal');
+  const failed = await updateWhere(control, started.value.runId, (r) => r.machines['silent']?.state === 'failed', 'the machine has failed');
+  assert.match(failed.machines['silent']?.message ?? '', /^agent silent is connected but has not taken its plan since it was assigned at \S+ \(the plan is sent again at each of its connects\); failed after the machine deadline of 2 s \(coordinator --machine-deadline\)$/);
+  assert.equal(offered, 1);
+  agent.close();
 });
 
 test('an agent whose old connection went half-open takes over its name; one whose old connection answers is refused', async () => {

@@ -52,6 +52,8 @@ export class RunDispatch {
   private deadlineTimer: NodeJS.Timeout | null = null;
   /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
   private readonly offering = new Set<string>();
+  /** Of those, the ones whose agent connected again meanwhile: the answer may be lost with the old link, so send once more. */
+  private readonly reoffer = new Set<string>();
   /** Resolves once every run is loaded: agents connect as soon as the port listens, which is earlier. */
   private readonly loaded: Promise<void>;
   private markLoaded: () => void = () => undefined;
@@ -135,16 +137,23 @@ export class RunDispatch {
    * holds as done, so a plan sent twice never runs twice. Once no plan of the run is on its
    * way, the run is running.
    */
-  private async offer(runId: string, machine: string): Promise<void> {
+  private async offer(runId: string, machine: string, reconnected = false): Promise<void> {
     const key = `${runId}/${machine}`;
-    if (this.offering.has(key)) return;
+    if (this.offering.has(key)) {
+      if (reconnected) this.reoffer.add(key);
+      return;
+    }
     this.offering.add(key);
     try {
-      await this.sendPlan(runId, machine);
+      do {
+        this.reoffer.delete(key);
+        await this.sendPlan(runId, machine);
+      } while (this.reoffer.has(key));
     } catch (error) {
       log.error(`run ${runId}: assigning ${machine}: ${errorMessage(error)}`);
     } finally {
       this.offering.delete(key);
+      this.reoffer.delete(key);
     }
     if (![...this.offering].some((k) => k.startsWith(`${runId}/`))) await this.lifecycle.assignmentsAnswered(runId).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
   }
@@ -184,7 +193,7 @@ export class RunDispatch {
     await Promise.all(
       this.lifecycle.awaitingPlan(machine).map((runId) => {
         log.info(`run ${runId}: sending ${machine} its plan again (it has not taken it yet)`);
-        return this.offer(runId, machine);
+        return this.offer(runId, machine, true);
       }),
     );
   }

@@ -70,6 +70,21 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
     checkers.push(checker);
     outputBytes = Math.max(outputBytes, reference.output.length);
   });
+  // The tracked twin runs every input once too, checked like the plain module: a twin whose
+  // outputs differ from the oracle is told before any sample, and the twin's code is compiled
+  // and tiered up here as the plain module's is by its reference runs, instead of inside the
+  // pool threads' first timed repeats (the plain module also runs natively first; the twin
+  // runs nowhere but in the pool).
+  const trackedModule = tracked ? loadKernelModule(name, 'tracked') : null;
+  if (trackedModule) {
+    if (arena) new Uint8Array(arena.buffer).fill(0);
+    const twin = instantiateKernel(trackedModule, arena);
+    inputs.forEach((input, k) => {
+      const outcome = runOnce(twin, input);
+      const problem = (checkers[k] as OutcomeChecker).check(outcome.returnValue, outcome.output);
+      if (problem) log.warn(`${name}: the tracked twin's reference run of ${count === 1 ? 'an input' : `job ${k + 1}'s input`} disagrees with the oracle (${problem}); its tracked samples will be marked failed`);
+    });
+  }
   const sharedInputs = inputs.map((input) => {
     const shared = new Uint8Array(new SharedArrayBuffer(input.length));
     shared.set(input);
@@ -82,7 +97,7 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
     module,
     modulePath: join(CORPUS_DIR, entry.file),
     moduleSha256: entry.sha256,
-    trackedModule: tracked ? loadKernelModule(name, 'tracked') : null,
+    trackedModule,
     trackedSha256: tracked ? moduleFile(name, 'tracked').sha256 : null,
     inputs,
     sharedInputs,

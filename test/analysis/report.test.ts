@@ -247,17 +247,17 @@ test('report from the CLI on a pipe prints markdown', async () => {
   }
 });
 
+/** One file's environment row for the notes: exactRun's, with `over` changed. */
+function environmentOf(machine: string, policy: Policy, over: Partial<EnvironmentRecord>): { machine: string; policy: Policy; environment: EnvironmentRecord } {
+  return { machine, policy, environment: { ...(exactRun(machine, policy, {})[0] as EnvironmentRecord), ...over } };
+}
+
 test('notes name differing plans and corpus modules, by machine, or by machine and policy when a machine disagrees with itself', async () => {
   const { environmentNotes } = await import('../../shared/analysis/report-notes.ts');
-  const env = (machine: string, policy: Policy, over: Partial<EnvironmentRecord>) => ({
-    machine,
-    policy,
-    environment: { ...(exactRun(machine, policy, {})[0] as EnvironmentRecord), ...over },
-  });
   const notes = environmentNotes([
-    env('ryzen', 'whole', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) } }),
-    env('ryzen', 'pages', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) }, planSha256: 'f'.repeat(64) }),
-    env('m2pro', 'whole', { corpus: { aes: '3'.repeat(64), sha256: '2'.repeat(64) } }),
+    environmentOf('ryzen', 'whole', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) } }),
+    environmentOf('ryzen', 'pages', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) }, planSha256: 'f'.repeat(64) }),
+    environmentOf('m2pro', 'whole', { corpus: { aes: '3'.repeat(64), sha256: '2'.repeat(64) } }),
   ]);
   assert.deepEqual(notes, [
     'Plan SHA256 differs: aaaaaaaaaaaa (ryzen/whole, m2pro), ffffffffffff (ryzen/pages): these results come from different plans.',
@@ -267,15 +267,10 @@ test('notes name differing plans and corpus modules, by machine, or by machine a
 
 test('notes name tracked twins that differ over one plain module, and leave twins of differing modules to the module note', async () => {
   const { environmentNotes } = await import('../../shared/analysis/report-notes.ts');
-  const env = (machine: string, policy: Policy, over: Partial<EnvironmentRecord>) => ({
-    machine,
-    policy,
-    environment: { ...(exactRun(machine, policy, {})[0] as EnvironmentRecord), ...over },
-  });
   const notes = environmentNotes([
-    env('ryzen', 'pages', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) } }),
-    env('ryzen', 'tracked', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64), sha256: '5'.repeat(64) } }),
-    env('m2pro', 'tracked', { corpus: { aes: '1'.repeat(64), sha256: '3'.repeat(64) }, trackedCorpus: { aes: '6'.repeat(64), sha256: '7'.repeat(64) } }),
+    environmentOf('ryzen', 'pages', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) } }),
+    environmentOf('ryzen', 'tracked', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64), sha256: '5'.repeat(64) } }),
+    environmentOf('m2pro', 'tracked', { corpus: { aes: '1'.repeat(64), sha256: '3'.repeat(64) }, trackedCorpus: { aes: '6'.repeat(64), sha256: '7'.repeat(64) } }),
   ]);
   // aes: one plain module, two twins (an instrumenter that changed); sha256: two plain modules, so two twins.
   assert.deepEqual(notes, [
@@ -283,8 +278,8 @@ test('notes name tracked twins that differ over one plain module, and leave twin
     'Corpus module SHA256 of sha256 differs: 222222222222 (ryzen), 333333333333 (m2pro).',
   ]);
   const same = environmentNotes([
-    env('ryzen', 'tracked', { corpus: { aes: '1'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64) } }),
-    env('m2pro', 'tracked', { corpus: { aes: '1'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64) } }),
+    environmentOf('ryzen', 'tracked', { corpus: { aes: '1'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64) } }),
+    environmentOf('m2pro', 'tracked', { corpus: { aes: '1'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64) } }),
   ]);
   assert.deepEqual(same, []);
 });

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { KernelContext } from '../../agent/harness/context.ts';
-import { createResetter } from '../../agent/harness/reset-policies.ts';
-import { privateCopy, takeSnapshot } from '../../agent/harness/snapshot.ts';
+import { createResetter, type Resetter } from '../../agent/harness/reset-policies.ts';
+import { privateCopy, takeSnapshot, type ResetSource } from '../../agent/harness/snapshot.ts';
 import { compareWithSnapshot } from '../../agent/harness/state-check.ts';
 import { compileKernels } from '../../kernels/build/compile.ts';
 import { contractViolations } from '../../kernels/build/contract.ts';
@@ -128,14 +128,19 @@ function touchedCards(ops: readonly Op[], inputLength: number): number[] {
   return [...cards].sort((a, b) => a - b);
 }
 
-test('the twin marks exactly the cards every random mix of stores, fills and copies writes, and tracked restores them', () => {
+/** A twin and a plain context of store-mix on one snapshot, a whole reset for both, and the twin's map. */
+function storeMixContexts(): { source: ResetSource; twin: KernelContext; plain: KernelContext; whole: Resetter; map: Buffer } {
   const snapshot = takeSnapshot('store-mix', instantiateKernel(plainModule));
   const source = privateCopy(snapshot);
   const twin = new KernelContext(twinModule, snapshot);
   const plain = new KernelContext(plainModule, snapshot);
-  const whole = createResetter('whole', source, 4096);
   const map = twin.dirtyMap;
   assert.ok(map, 'the twin exposes its dirty map');
+  return { source, twin, plain, whole: createResetter('whole', source, 4096), map };
+}
+
+test('the twin marks exactly the cards every random mix of stores, fills and copies writes, and tracked restores them', () => {
+  const { source, twin, plain, whole, map } = storeMixContexts();
   fc.assert(
     fc.property(fc.array(op, { minLength: 1, maxLength: 30 }), fc.constantFrom(1024, 4096, 65536), (ops, pageSize) => {
       // A failed run leaves its contexts dirty: start every run, shrinking ones included, from the snapshot.
@@ -163,13 +168,7 @@ test('the twin marks exactly the cards every random mix of stores, fills and cop
 });
 
 test('a store, fill or copy out of bounds traps in the twin as in the plain kernel, and the twin marks and writes only what came before it', () => {
-  const snapshot = takeSnapshot('store-mix', instantiateKernel(plainModule));
-  const source = privateCopy(snapshot);
-  const twin = new KernelContext(twinModule, snapshot);
-  const plain = new KernelContext(plainModule, snapshot);
-  const whole = createResetter('whole', source, 4096);
-  const map = twin.dirtyMap;
-  assert.ok(map, 'the twin exposes its dirty map');
+  const { twin, plain, whole, map } = storeMixContexts();
   const first: Op = { kind: 2, addr: 0x2000, value: 0x01020304n, length: 0, source: 0 };
   // Marked before the write, each of these wrote a stray byte past the map's end (index >= 8192) that no mark covered.
   const outOfBounds: Op[] = [

@@ -6,7 +6,8 @@ import { findKernel } from '../../kernels/catalog.ts';
 import { createHash } from 'node:crypto';
 import { CORPUS_DIR, loadKernelModule, loadManifest, moduleFile, readKernelBytes } from '../../kernels/corpus.ts';
 import { jobSeed } from '../../kernels/inputs.ts';
-import { instantiateKernel, runOnce } from '../../kernels/instance.ts';
+import { instantiateKernel, runOnce, type KernelInstance } from '../../kernels/instance.ts';
+import type { KernelOutcome } from '../../kernels/spec.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import type { Plan } from '../../shared/plan.ts';
@@ -55,18 +56,22 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
   const instance = instantiateKernel(module, arena);
   const checkers: OutcomeChecker[] = [];
   let outputBytes = 0;
+  const which = (k: number): string => (count === 1 ? 'an input' : `job ${k + 1}'s input`);
+  /** Run input k once on `kernel` and check it; not fatal: the samples fail their checks and say why, in the records. */
+  const referenceRun = (kernel: KernelInstance, k: number, checker: OutcomeChecker, runName: string, samples: string): KernelOutcome => {
+    const outcome = runOnce(kernel, inputs[k] as Uint8Array);
+    const problem = checker.check(outcome.returnValue, outcome.output);
+    if (problem) log.warn(`${name}: ${runName} of ${which(k)} disagrees with the oracle (${problem}); ${samples} will be marked failed`);
+    return outcome;
+  };
   inputs.forEach((input, k) => {
-    const which = count === 1 ? 'an input' : `job ${k + 1}'s input`;
     const rejection = spec.validateInput?.(input);
-    if (rejection) throw new BenchfleetError('PLAN_INVALID', `${field} (${size} bytes) gives ${which} ${name} rejects: ${rejection}`);
+    if (rejection) throw new BenchfleetError('PLAN_INVALID', `${field} (${size} bytes) gives ${which(k)} ${name} rejects: ${rejection}`);
     if (input.length > instance.layout.inputCap) {
       throw new BenchfleetError('PLAN_INVALID', `${field} gives a ${input.length}-byte input; ${name} takes at most ${instance.layout.inputCap}`);
     }
     const checker = new OutcomeChecker(spec.oracle(input));
-    const reference = runOnce(instance, input);
-    const problem = checker.check(reference.returnValue, reference.output);
-    // Not fatal: every sample of this kernel will fail its checks and say why, in the records.
-    if (problem) log.warn(`${name}: the reference run of ${which} disagrees with the oracle (${problem}); its samples will be marked failed`);
+    const reference = referenceRun(instance, k, checker, 'the reference run', 'its samples');
     checkers.push(checker);
     outputBytes = Math.max(outputBytes, reference.output.length);
   });
@@ -79,11 +84,7 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
   if (trackedModule) {
     if (arena) new Uint8Array(arena.buffer).fill(0);
     const twin = instantiateKernel(trackedModule, arena);
-    inputs.forEach((input, k) => {
-      const outcome = runOnce(twin, input);
-      const problem = (checkers[k] as OutcomeChecker).check(outcome.returnValue, outcome.output);
-      if (problem) log.warn(`${name}: the tracked twin's reference run of ${count === 1 ? 'an input' : `job ${k + 1}'s input`} disagrees with the oracle (${problem}); its tracked samples will be marked failed`);
-    });
+    checkers.forEach((checker, k) => referenceRun(twin, k, checker, "the tracked twin's reference run", 'its tracked samples'));
   }
   const sharedInputs = inputs.map((input) => {
     const shared = new Uint8Array(new SharedArrayBuffer(input.length));

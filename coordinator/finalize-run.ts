@@ -5,9 +5,9 @@
 // final once its manifest exists.
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { summarizeRawFile } from '../shared/analysis/summarize.ts';
-import { writeSummary } from '../shared/analysis/summary-io.ts';
-import { buildReport, renderReport } from '../shared/analysis/report.ts';
+import { summarizeRawFile } from '../analysis/summary/summarize.ts';
+import { writeSummary } from '../analysis/summary/summary-io.ts';
+import { buildReport, renderReport } from '../analysis/report/report.ts';
 import type { RunSummary } from '../shared/protocol/events.ts';
 
 export const REPORT_FILE = 'report.md';

@@ -13,7 +13,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, resolve, sep } from 'node:path';
-import { readManifest, MANIFEST_FILE } from '../shared/analysis/manifest.ts';
+import { readManifest, MANIFEST_FILE } from '../analysis/raw/manifest.ts';
 import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { PROTOCOL_VERSION } from '../shared/protocol/events.ts';

@@ -6,7 +6,7 @@
 // from disk (dropping a torn last line first).
 import { open, readFile, truncate, mkdir, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { validateEnvironment, validateSample } from '../shared/analysis/raw-validate.ts';
+import { validateEnvironment, validateSample } from '../shared/record-validate.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { RecordBatch } from '../shared/protocol/events.ts';
 import { createLogger } from '../shared/log.ts';

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MANIFEST_FILE, writeManifest } from '../shared/analysis/manifest.ts';
-import { readRawFile } from '../shared/analysis/raw-reader.ts';
+import { MANIFEST_FILE, writeManifest } from '../analysis/raw/manifest.ts';
+import { readRawFile } from '../analysis/raw/raw-reader.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';

@@ -42,7 +42,7 @@ export interface FinishedFiles {
   lines: Partial<Record<Policy, number>>;
   /**
    * The samples of those files that the analysis uses: complete rounds only, the lines of
-   * rounds a restart interrupted and a later segment redid not counted (shared/analysis/segments.ts).
+   * rounds a restart interrupted and a later segment redid not counted (analysis/raw/segments.ts).
    * Counted by the caller from the stored files; this module does no file I/O.
    */
   samples: number;

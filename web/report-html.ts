@@ -5,8 +5,8 @@
 // else: opened from disk or a mail attachment it fetches nothing and runs nothing more.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Report } from '../shared/analysis/report-types.ts';
-import type { StaticReportView } from '../shared/protocol/dashboard-views.ts';
+import type { Report } from '../analysis/report/report-types.ts';
+import type { StaticReportView } from '../coordinator/dashboard/dashboard-views.ts';
 import { ensureWebBundle, WEB_ASSETS } from './build.ts';
 
 const cspHash = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;

@@ -3,7 +3,7 @@
 // files say which of them exist. Pairs must never straddle a restart, so the run continues at
 // the first round (the unit of pairing, schedule.ts roundKey) that no single segment completed:
 // that round is redone whole, its earlier partial samples stay in the file and the analysis
-// supersedes them (shared/analysis/segments.ts). Nothing already written is changed, except a
+// supersedes them (analysis/raw/segments.ts). Nothing already written is changed, except a
 // torn last line (a write cut off by the crash, never reported to anyone), which is cut away.
 import { closeSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import { BenchfleetError } from '../../shared/errors.ts';

@@ -2,12 +2,12 @@
 // warned about on stderr by line number and recorded in the summary's `problems`; the summary
 // of the rest is still written and the exit is 0. A file with no usable sample exits 1.
 import type { CommandModule } from 'yargs';
-import { summarizeParsed } from '../../shared/analysis/summarize.ts';
-import { readRawFile } from '../../shared/analysis/raw-reader.ts';
-import { writeSummary } from '../../shared/analysis/summary-io.ts';
-import { DEFAULT_BOOTSTRAP_SEED } from '../../shared/analysis/summary-types.ts';
+import { summarizeParsed } from '../../analysis/summary/summarize.ts';
+import { readRawFile } from '../../analysis/raw/raw-reader.ts';
+import { writeSummary } from '../../analysis/summary/summary-io.ts';
+import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
-import { DEFAULT_RESAMPLES } from '../../shared/statistics/interval.ts';
+import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
 import { printLine } from '../output.ts';
 
 interface Args { raw: string; summary: string; seed: number; resamples: number; quiet: boolean }

@@ -3,13 +3,13 @@
 // across runs, a calibrated verdict (stable, unstable, inconclusive, failed), Kalibera &
 // Jones' variance components and recommended repetitions. `--fail-on` makes it a CI gate.
 import type { CommandModule } from 'yargs';
-import { buildComparison, DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../shared/analysis/compare.ts';
-import type { Comparison } from '../../shared/analysis/compare-types.ts';
-import { loadRuns } from '../../shared/analysis/compare-load.ts';
-import { renderComparison, type CompareFormat } from '../../shared/analysis/compare-render.ts';
-import { DEFAULT_BOOTSTRAP_SEED } from '../../shared/analysis/summary-types.ts';
+import { buildComparison, DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../analysis/compare/compare.ts';
+import type { Comparison } from '../../analysis/compare/compare-types.ts';
+import { loadRuns } from '../../analysis/compare/compare-load.ts';
+import { renderComparison, type CompareFormat } from '../../analysis/compare/compare-render.ts';
+import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
-import { DEFAULT_RESAMPLES } from '../../shared/statistics/interval.ts';
+import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
 import { EXIT_GATE } from '../exit-codes.ts';
 import { checkResamples, checkSeed } from './analyze.ts';
 

@@ -2,7 +2,7 @@
 // folder against it, naming each file that is missing, changed or not listed (exit 1).
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { MANIFEST_FILE, verifyManifest, writeManifest, type ManifestDifference } from '../../shared/analysis/manifest.ts';
+import { MANIFEST_FILE, verifyManifest, writeManifest, type ManifestDifference } from '../../analysis/raw/manifest.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printJson, printLine } from '../output.ts';
 

@@ -4,10 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { buildReportFromResults, renderReport, type ReportFormat } from '../../shared/analysis/report.ts';
-import type { Report } from '../../shared/analysis/report-types.ts';
-import { reportsForEveryArm } from '../../shared/analysis/report-arms.ts';
-import { loadResults } from '../../shared/analysis/result-folders.ts';
+import { buildReportFromResults, renderReport, type ReportFormat } from '../../analysis/report/report.ts';
+import type { Report } from '../../analysis/report/report-types.ts';
+import { reportsForEveryArm } from '../../analysis/report/report-arms.ts';
+import { loadResults } from '../../analysis/raw/result-folders.ts';
 import { writeFileAtomic } from '../../shared/atomic-file.ts';
 import { renderHtmlReport } from '../../web/report-html.ts';
 import { printLine } from '../output.ts';

@@ -4,7 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { verifyManifest } from '../../shared/analysis/manifest.ts';
+import { verifyManifest } from '../../analysis/raw/manifest.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { validateRunId } from '../../shared/protocol/validate.ts';
 import { controlTarget, connectionOptions, type ConnectionArgs } from '../control-client.ts';

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { workerScript } from '../../agent/harness/worker-script.ts';
-import type { CompareView } from '../../shared/protocol/dashboard-views.ts';
+import type { CompareView } from './dashboard-views.ts';
 import type { CompareRequest, CompareResponse } from './compare-worker.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
 

@@ -2,9 +2,9 @@
 // bootstrap) never holds up the coordinator's event loop, where agents wait for their acks.
 // It runs the analysis's own loadRuns and buildComparison: what `benchfleet compare` prints.
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildComparison } from '../../shared/analysis/compare.ts';
-import { loadRuns } from '../../shared/analysis/compare-load.ts';
-import type { Comparison } from '../../shared/analysis/compare-types.ts';
+import { buildComparison } from '../../analysis/compare/compare.ts';
+import { loadRuns } from '../../analysis/compare/compare-load.ts';
+import type { Comparison } from '../../analysis/compare/compare-types.ts';
 import { errorMessage, isBenchfleetError, type ErrorCode } from '../../shared/errors.ts';
 
 export interface CompareRequest {

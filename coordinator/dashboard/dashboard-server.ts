@@ -12,7 +12,7 @@ import { posix } from 'node:path';
 import { Server } from 'socket.io';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
-import { UI_NAMESPACE, type DashboardToUi } from '../../shared/protocol/dashboard-views.ts';
+import { UI_NAMESPACE, type DashboardToUi } from './dashboard-views.ts';
 import { ensureWebBundle, WEB_ASSETS } from '../../web/build.ts';
 import { CompareCache } from './compare-cache.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';

@@ -4,15 +4,15 @@
 // files say is read once and kept, since a finalized run does not change.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MANIFEST_FILE, readManifest, verifyManifest } from '../../shared/analysis/manifest.ts';
-import { reportsForEveryArm } from '../../shared/analysis/report-arms.ts';
-import type { LoadedResult } from '../../shared/analysis/result-folders.ts';
-import { readSummaryFile } from '../../shared/analysis/summary-io.ts';
-import type { Report } from '../../shared/analysis/report-types.ts';
+import { MANIFEST_FILE, readManifest, verifyManifest } from '../../analysis/raw/manifest.ts';
+import { reportsForEveryArm } from '../../analysis/report/report-arms.ts';
+import type { LoadedResult } from '../../analysis/raw/result-folders.ts';
+import { readSummaryFile } from '../../analysis/summary/summary-io.ts';
+import type { Report } from '../../analysis/report/report-types.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
-import type { DownloadView, FleetView, ManifestStatusView, RunListItem, RunView } from '../../shared/protocol/dashboard-views.ts';
+import type { DownloadView, FleetView, ManifestStatusView, RunListItem, RunView } from './dashboard-views.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
 import { ProgressClock } from './progress-clock.ts';
 

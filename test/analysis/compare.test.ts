@@ -5,13 +5,13 @@
 // samples withhold the verdict.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildComparison, type RunInput } from '../../shared/analysis/compare.ts';
-import { renderComparison } from '../../shared/analysis/compare-render.ts';
-import { parseRawLines } from '../../shared/analysis/raw-reader.ts';
+import { buildComparison, type RunInput } from '../../analysis/compare/compare.ts';
+import { renderComparison } from '../../analysis/compare/compare-render.ts';
+import { parseRawLines } from '../../analysis/raw/raw-reader.ts';
 import { createRng } from '../../shared/prng.ts';
 import type { SampleRecord } from '../../shared/records.ts';
-import { runMeanInterval } from '../../shared/statistics/run-mean-interval.ts';
-import { testRunEffect } from '../../shared/statistics/run-effect.ts';
+import { runMeanInterval } from '../../analysis/statistics/run-mean-interval.ts';
+import { testRunEffect } from '../../analysis/statistics/run-effect.ts';
 import { normal, syntheticRun, type SyntheticRun } from '../helpers/synthetic-raw.ts';
 
 function runsOf(specs: readonly (SyntheticRun & { run?: string })[]): RunInput[] {

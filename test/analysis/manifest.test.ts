@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyManifest, writeManifest } from '../../shared/analysis/manifest.ts';
+import { verifyManifest, writeManifest } from '../../analysis/raw/manifest.ts';
 import { runCli } from '../helpers/run-cli.ts';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -7,9 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NATIVE_ARM } from '../../shared/arms.ts';
-import { buildReport, renderReport } from '../../shared/analysis/report.ts';
-import { reportsForEveryArm } from '../../shared/analysis/report-arms.ts';
-import { loadResults } from '../../shared/analysis/result-folders.ts';
+import { buildReport, renderReport } from '../../analysis/report/report.ts';
+import { reportsForEveryArm } from '../../analysis/report/report-arms.ts';
+import { loadResults } from '../../analysis/raw/result-folders.ts';
 import { toJsonl } from '../helpers/raw-records.ts';
 import { syntheticRun } from '../helpers/synthetic-raw.ts';
 

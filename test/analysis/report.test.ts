@@ -7,9 +7,9 @@ import { mkdir, mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NATIVE_ARM } from '../../shared/arms.ts';
-import { buildReport, renderReport } from '../../shared/analysis/report.ts';
-import { summarizeRawFile } from '../../shared/analysis/summarize.ts';
-import { writeSummary } from '../../shared/analysis/summary-io.ts';
+import { buildReport, renderReport } from '../../analysis/report/report.ts';
+import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
+import { writeSummary } from '../../analysis/summary/summary-io.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { EnvironmentRecord, RawRecord, SampleRecord } from '../../shared/records.ts';
 import { toJsonl } from '../helpers/raw-records.ts';
@@ -253,7 +253,7 @@ function environmentOf(machine: string, policy: Policy, over: Partial<Environmen
 }
 
 test('notes name differing plans and corpus modules, by machine, or by machine and policy when a machine disagrees with itself', async () => {
-  const { environmentNotes } = await import('../../shared/analysis/report-notes.ts');
+  const { environmentNotes } = await import('../../analysis/report/report-notes.ts');
   const notes = environmentNotes([
     environmentOf('ryzen', 'whole', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) } }),
     environmentOf('ryzen', 'pages', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) }, planSha256: 'f'.repeat(64) }),
@@ -266,7 +266,7 @@ test('notes name differing plans and corpus modules, by machine, or by machine a
 });
 
 test('notes name tracked twins that differ over one plain module, and leave twins of differing modules to the module note', async () => {
-  const { environmentNotes } = await import('../../shared/analysis/report-notes.ts');
+  const { environmentNotes } = await import('../../analysis/report/report-notes.ts');
   const notes = environmentNotes([
     environmentOf('ryzen', 'pages', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) } }),
     environmentOf('ryzen', 'tracked', { corpus: { aes: '1'.repeat(64), sha256: '2'.repeat(64) }, trackedCorpus: { aes: '4'.repeat(64), sha256: '5'.repeat(64) } }),
@@ -285,7 +285,7 @@ test('notes name tracked twins that differ over one plain module, and leave twin
 });
 
 test('an environment row whose trackedCorpus is not an object of SHA256 strings is refused naming the field', async () => {
-  const { validateEnvironment } = await import('../../shared/analysis/raw-validate.ts');
+  const { validateEnvironment } = await import('../../shared/record-validate.ts');
   const row = exactRun('ryzen', 'tracked', {})[0] as EnvironmentRecord;
   assert.equal(validateEnvironment({ ...row, trackedCorpus: { aes: '4'.repeat(64) } }).ok, true);
   assert.deepEqual(validateEnvironment({ ...row, trackedCorpus: { aes: 4 } }), { ok: false, message: 'environment row: field "trackedCorpus" is {"aes":4}; expected absent, or an object of kernel name to SHA256' });
@@ -315,7 +315,7 @@ test('the tracked policy gets its own column, after the study three, whatever or
 });
 
 test('a cell of one round shows no interval, in the table or the CSV', async () => {
-  const { cellText } = await import('../../shared/analysis/report-cell-text.ts');
+  const { cellText } = await import('../../analysis/report/report-cell-text.ts');
   const one = { speedup: { median: 1.03, lo: 1.03, hi: 1.03 }, cpuRatio: { median: 1, lo: 1, hi: 1 }, rounds: 1, failures: 0, nativeFailures: 0 };
   // The old table read `1.03x [1.03-1.03]`: an interval from nothing.
   assert.equal(cellText(one, true), '1.03x / 1.00 (1 round, no interval)');

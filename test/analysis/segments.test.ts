@@ -3,9 +3,9 @@
 // as a duplicate, whether inside one segment or across segments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildComparison } from '../../shared/analysis/compare.ts';
-import { parseRawLines } from '../../shared/analysis/raw-reader.ts';
-import { summarizeRecords } from '../../shared/analysis/summarize.ts';
+import { buildComparison } from '../../analysis/compare/compare.ts';
+import { parseRawLines } from '../../analysis/raw/raw-reader.ts';
+import { summarizeRecords } from '../../analysis/summary/summarize.ts';
 import type { SampleRecord } from '../../shared/records.ts';
 import { environmentRecord, sampleRecord, type SampleSpec } from '../helpers/raw-records.ts';
 

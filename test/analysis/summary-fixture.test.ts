@@ -17,8 +17,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { summarizeRawFile, summarizeRecords } from '../../shared/analysis/summarize.ts';
-import type { SummaryRow } from '../../shared/analysis/summary-types.ts';
+import { summarizeRawFile, summarizeRecords } from '../../analysis/summary/summarize.ts';
+import type { SummaryRow } from '../../analysis/summary/summary-types.ts';
 
 const tiny = fileURLToPath(new URL('../fixtures/analysis/tiny.jsonl', import.meta.url));
 

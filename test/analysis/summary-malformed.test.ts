@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { summarizeRawFile, summarizeRecords } from '../../shared/analysis/summarize.ts';
+import { summarizeRawFile, summarizeRecords } from '../../analysis/summary/summarize.ts';
 import { environmentRecord, sampleRecord } from '../helpers/raw-records.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/analysis/${name}`, import.meta.url));

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { NATIVE_ARM } from '../../shared/arms.ts';
-import { summarizeRecords } from '../../shared/analysis/summarize.ts';
-import { serializeSummary } from '../../shared/analysis/summary-io.ts';
+import { summarizeRecords } from '../../analysis/summary/summarize.ts';
+import { serializeSummary } from '../../analysis/summary/summary-io.ts';
 import type { SampleRecord } from '../../shared/records.ts';
 import { environmentRecord, sampleRecord } from '../helpers/raw-records.ts';
 

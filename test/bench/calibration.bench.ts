@@ -8,10 +8,10 @@
 // It fails when a false-alarm rate (unstable with no run effect, or stable at the margin)
 // exceeds 5% by more than 3 standard errors, or the power of the acceptance case (5 runs of 7
 // rounds, round noise up to 5%) is below 80%. BENCHFLEET_CALIBRATION_REPS scales the repetitions.
-import { buildComparison, type RunInput } from '../../shared/analysis/compare.ts';
-import { parseRawLines } from '../../shared/analysis/raw-reader.ts';
+import { buildComparison, type RunInput } from '../../analysis/compare/compare.ts';
+import { parseRawLines } from '../../analysis/raw/raw-reader.ts';
 import { createRng } from '../../shared/prng.ts';
-import { medianInterval } from '../../shared/statistics/median-interval.ts';
+import { medianInterval } from '../../analysis/statistics/median-interval.ts';
 import { binomialSe, oneRunShifted, verdictRates } from '../helpers/run-effect-simulation.ts';
 import { normal, syntheticRun } from '../helpers/synthetic-raw.ts';
 

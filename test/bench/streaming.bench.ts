@@ -9,7 +9,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectControl, unwrap } from '../../cli/control-client.ts';
-import { summarizeRawFile } from '../../shared/analysis/summarize.ts';
+import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { startBenchfleet } from '../helpers/processes.ts';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPlan } from '../../agent/harness/runner.ts';
-import { buildReport } from '../../shared/analysis/report.ts';
+import { buildReport } from '../../analysis/report/report.ts';
 import { STUDY_PLAN } from '../../shared/plan.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 

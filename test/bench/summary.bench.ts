@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { summarizeRawFile } from '../../shared/analysis/summarize.ts';
+import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
 import { studySizedRun } from '../helpers/synthetic-raw.ts';
 import { toJsonl } from '../helpers/raw-records.ts';
 

@@ -11,9 +11,9 @@ import { processAlive, readLockHolder } from '../../agent/harness/timing-lock.ts
 import { unwrap } from '../../cli/control-client.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
-import { readRawFile } from '../../shared/analysis/raw-reader.ts';
-import { verifyManifest } from '../../shared/analysis/manifest.ts';
-import type { Summary } from '../../shared/analysis/summary-types.ts';
+import { readRawFile } from '../../analysis/raw/raw-reader.ts';
+import { verifyManifest } from '../../analysis/raw/manifest.ts';
+import type { Summary } from '../../analysis/summary/summary-types.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
 import { createFleet, readJsonLines, sha256, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 

@@ -9,7 +9,7 @@ import { completeLines, waitForLines } from '../helpers/file-waits.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
 import { getJson } from '../../shared/protocol/http-client.ts';
 import { createFleet, plannedSamples, readJsonLines, sha256, SMALL_PLAN, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
-import { verifyManifest } from '../../shared/analysis/manifest.ts';
+import { verifyManifest } from '../../analysis/raw/manifest.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRawFile } from '../../shared/analysis/raw-reader.ts';
-import { summarizeRawFile } from '../../shared/analysis/summarize.ts';
+import { readRawFile } from '../../analysis/raw/raw-reader.ts';
+import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
 
 const PLAN = { kernels: ['xxhash32', 'sha256', 'crc32'], arms: ['native', 'taskpool-1-batched', 'taskpool-2-batched', 'workers-1-batched'], policies: ['whole', 'pages'], rounds: 2, repeats: 1, jobs: 16, seed: 5, schedule: 'interleaved' };

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { environmentRecord, type RunIdentity } from '../../agent/harness/environment.ts';
 import { readMacosFacts, spinCoreBudget, type CommandRunner, type MacosFacts } from '../../agent/harness/macos-facts.ts';
 import { machineFacts } from '../../agent/machine-facts.ts';
-import { validateEnvironment } from '../../shared/analysis/raw-validate.ts';
+import { validateEnvironment } from '../../shared/record-validate.ts';
 import { STUDY_PLAN } from '../../shared/plan.ts';
 import { validateFacts } from '../../shared/protocol/validate.ts';
 

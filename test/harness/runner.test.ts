@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPlan } from '../../agent/harness/runner.ts';
-import { validateEnvironment, validateSample } from '../../shared/analysis/raw-validate.ts';
+import { validateEnvironment, validateSample } from '../../shared/record-validate.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import type { EnvironmentRecord, SampleRecord } from '../../shared/records.ts';
 

@@ -4,7 +4,7 @@
 //   y_ij = ln(speedup) + a_i + b_ij,   b_ij ~ N(0, roundSd^2),
 // with the run effects a_i given per repetition (all 0 for "no run effect").
 import { createRng, type Rng } from '../../shared/prng.ts';
-import { testRunEffect } from '../../shared/statistics/run-effect.ts';
+import { testRunEffect } from '../../analysis/statistics/run-effect.ts';
 import { normal } from './synthetic-raw.ts';
 
 export interface RunEffectScenario {

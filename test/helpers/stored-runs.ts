@@ -8,7 +8,7 @@ import { writeDerivedFiles } from '../../coordinator/finalize-run.ts';
 import { newRunId } from '../../coordinator/run-id.ts';
 import { RUN_SCHEMA_VERSION, type StoredMachine, type StoredRun } from '../../coordinator/run-schema.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
-import { writeManifest } from '../../shared/analysis/manifest.ts';
+import { writeManifest } from '../../analysis/raw/manifest.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { SampleRecord } from '../../shared/records.ts';
 import { toJsonl } from './raw-records.ts';

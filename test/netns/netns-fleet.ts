@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { connectControl, unwrap, type ControlSocket } from '../../cli/control-client.ts';
-import { verifyManifest } from '../../shared/analysis/manifest.ts';
+import { verifyManifest } from '../../analysis/raw/manifest.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';

@@ -2,7 +2,7 @@
 // Stegun tables 26.7-26.9, to the digits printed there) and against each other.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { binomialHalfCdf, chiSquareQuantile, fSurvival, studentTCdf, studentTQuantile } from '../../shared/statistics/distributions.ts';
+import { binomialHalfCdf, chiSquareQuantile, fSurvival, studentTCdf, studentTQuantile } from '../../analysis/statistics/distributions.ts';
 
 const near = (got: number, want: number, tolerance: number) => assert.ok(Math.abs(got - want) <= tolerance, `${got} vs ${want}`);
 

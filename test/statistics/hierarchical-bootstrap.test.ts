@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../../shared/prng.ts';
-import { hierarchicalMedian } from '../../shared/statistics/hierarchical-bootstrap.ts';
-import { pairedMedianRatio } from '../../shared/statistics/paired-bootstrap.ts';
+import { hierarchicalMedian } from '../../analysis/statistics/hierarchical-bootstrap.ts';
+import { pairedMedianRatio } from '../../analysis/statistics/paired-bootstrap.ts';
 
 const settings = { resamples: 2000, confidence: 0.95 };
 

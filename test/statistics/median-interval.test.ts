@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../../shared/prng.ts';
-import { medianInterval, orderStatisticCoverage } from '../../shared/statistics/median-interval.ts';
-import { madOutliers } from '../../shared/statistics/outliers.ts';
+import { medianInterval, orderStatisticCoverage } from '../../analysis/statistics/median-interval.ts';
+import { madOutliers } from '../../analysis/statistics/outliers.ts';
 import { normal } from '../helpers/synthetic-raw.ts';
 
 test('with 7 rounds [x(2), x(6)] covers 87.5% and the 95% interval is the whole range at 98.4%', () => {

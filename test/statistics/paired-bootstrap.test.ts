@@ -2,10 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../../shared/prng.ts';
-import { pairedMedianRatio, pairedRatios } from '../../shared/statistics/paired-bootstrap.ts';
-import { median, percentile } from '../../shared/statistics/quantile.ts';
-import { sortSamples } from '../../shared/statistics/sorted-samples.ts';
-import { uniformIndices } from '../../shared/statistics/uniform-indices.ts';
+import { pairedMedianRatio, pairedRatios } from '../../analysis/statistics/paired-bootstrap.ts';
+import { median, percentile } from '../../analysis/statistics/quantile.ts';
+import { sortSamples } from '../../analysis/statistics/sorted-samples.ts';
+import { uniformIndices } from '../../analysis/statistics/uniform-indices.ts';
 
 const settings = { resamples: 10_000, confidence: 0.95 };
 

@@ -1,8 +1,8 @@
 // Medians and percentiles take sorted samples only, and compute Hyndman & Fan type 7.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { median, medianOf, percentile } from '../../shared/statistics/quantile.ts';
-import { assertSortedSamples, sortSamples } from '../../shared/statistics/sorted-samples.ts';
+import { median, medianOf, percentile } from '../../analysis/statistics/quantile.ts';
+import { assertSortedSamples, sortSamples } from '../../analysis/statistics/sorted-samples.ts';
 
 test('median of an odd count is the middle value and of an even count the mean of the middle two', () => {
   assert.equal(median(sortSamples([3, 1, 2])), 2);

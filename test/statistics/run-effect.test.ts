@@ -8,8 +8,8 @@
 // old disjoint-intervals rule at 9% to 37%, fails by many standard errors).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fSurvival } from '../../shared/statistics/distributions.ts';
-import { testRunEffect } from '../../shared/statistics/run-effect.ts';
+import { fSurvival } from '../../analysis/statistics/distributions.ts';
+import { testRunEffect } from '../../analysis/statistics/run-effect.ts';
 import { binomialSe, oneRunShifted, verdictRates } from '../helpers/run-effect-simulation.ts';
 
 const settings = { alpha: 0.05, margin: Math.log(1.05) };

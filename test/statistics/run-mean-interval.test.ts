@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../../shared/prng.ts';
-import { runMeanInterval } from '../../shared/statistics/run-mean-interval.ts';
+import { runMeanInterval } from '../../analysis/statistics/run-mean-interval.ts';
 import { binomialSe, drawRuns, randomRunEffects } from '../helpers/run-effect-simulation.ts';
 
 test('the interval is the mean of the run means plus or minus t sd / sqrt(k)', () => {

@@ -2,8 +2,8 @@
 // recommended repetition counts from them (hand-computed with table quantiles).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { varianceComponents } from '../../shared/statistics/variance-components.ts';
-import { recommendRepetitions } from '../../shared/statistics/repetition-plan.ts';
+import { varianceComponents } from '../../analysis/statistics/variance-components.ts';
+import { recommendRepetitions } from '../../analysis/statistics/repetition-plan.ts';
 
 test('variance components of a balanced 2 x 2 x 2 data set match the hand computation', () => {
   // run 1: rounds [1, 3] (mean 2) and [5, 7] (mean 6), run mean 4

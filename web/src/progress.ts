@@ -1,5 +1,5 @@
 // A machine's progress through a run: a bar, the sample count and the time left.
-import type { MachineProgressView } from '../../shared/protocol/dashboard-views.ts';
+import type { MachineProgressView } from '../../coordinator/dashboard/dashboard-views.ts';
 import { h } from './dom.ts';
 import { formatDuration } from './format.ts';
 

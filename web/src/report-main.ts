@@ -1,6 +1,6 @@
 // The script of the self-contained HTML report (`benchfleet report DIR... --html FILE`): the
 // Run page's figures, from the report data embedded in the file. It fetches nothing.
-import type { StaticReportView } from '../../shared/protocol/dashboard-views.ts';
+import type { StaticReportView } from '../../coordinator/dashboard/dashboard-views.ts';
 import { h } from './dom.ts';
 import { formatTime } from './format.ts';
 import { runFigures } from './run-figures.ts';

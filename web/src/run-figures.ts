@@ -2,8 +2,8 @@
 // the two charts (speedup and CPU ratio per kernel, policy and machine) and the study table
 // (machine x policy per kernel, with intervals and failure marks), then the report's notes and
 // footer. Every figure is a cell of the analysis's Report, formatted by its own cellText.
-import { cellText } from '../../shared/analysis/report-cell-text.ts';
-import type { Report } from '../../shared/analysis/report-types.ts';
+import { cellText } from '../../analysis/report/report-cell-text.ts';
+import type { Report } from '../../analysis/report/report-types.ts';
 import { metricChart } from './charts/speedup-chart.ts';
 import { h, replace } from './dom.ts';
 

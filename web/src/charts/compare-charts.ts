@@ -3,7 +3,7 @@
 // interval across runs (the t interval on run means, which covers run-to-run variation). Load chart: each run's median against
 // the 1-minute load average when it started, to see whether a busy machine made it slower.
 import * as Plot from '@observablehq/plot';
-import type { Comparison } from '../../../shared/analysis/compare-types.ts';
+import type { Comparison } from '../../../analysis/compare/compare-types.ts';
 import { cspSafe } from './plot-figure.ts';
 
 interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number | null; hi: number | null; load: number | null }

@@ -3,7 +3,7 @@
 // whisker; and beside it the CPU ratio in the same layout. One dot per report cell, red where
 // samples behind the cell failed a check. The figures are the report's cells as they are.
 import * as Plot from '@observablehq/plot';
-import type { Report } from '../../../shared/analysis/report-types.ts';
+import type { Report } from '../../../analysis/report/report-types.ts';
 import { cspSafe } from './plot-figure.ts';
 
 export interface CellPoint {

@@ -2,8 +2,8 @@
 // every run's median with its interval, the interval across runs as a band, the verdict, speedup
 // against load, variance components and the recommended repetitions: the comparison that
 // `benchfleet compare` prints, computed once per set of runs by the server.
-import type { CompareGroup } from '../../../shared/analysis/compare-types.ts';
-import type { CompareView, RunListItem, RunsView } from '../../../shared/protocol/dashboard-views.ts';
+import type { CompareGroup } from '../../../analysis/compare/compare-types.ts';
+import type { CompareView, RunListItem, RunsView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
 import { loadChart, RUN_COLORS, runsChart } from '../charts/compare-charts.ts';
 import { h, pageLink, replace } from '../dom.ts';

@@ -1,6 +1,6 @@
 // The Fleet page: every agent, online or not, its machine facts, and the run it is on with a
 // live progress bar. Updated from the `/ui` namespace's `fleet` events.
-import type { FleetAgentView, FleetView } from '../../../shared/protocol/dashboard-views.ts';
+import type { FleetAgentView, FleetView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
 import { h, pageLink, replace } from '../dom.ts';
 import { formatAgo } from '../format.ts';

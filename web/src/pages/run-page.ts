@@ -1,7 +1,7 @@
 // The Run page: per-machine progress while the run goes (live from the `/ui` namespace), and
 // once it is finalized the charts and the study table of every arm, the downloads of its raw
 // files, summaries, report and manifest, and whether the files still match the manifest.
-import type { DownloadView, RunListItem, RunView } from '../../../shared/protocol/dashboard-views.ts';
+import type { DownloadView, RunListItem, RunView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { formatBytes, formatDuration, formatTime, secondsBetween } from '../format.ts';

@@ -1,6 +1,6 @@
 // The Runs page: every run, newest first, filterable by text (id, plan, machine) and status,
 // with live status from the `/ui` namespace's `run` events.
-import type { RunListItem, RunsView } from '../../../shared/protocol/dashboard-views.ts';
+import type { RunListItem, RunsView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
 import { h, pageLink, replace } from '../dom.ts';
 import { formatDuration, formatTime, secondsBetween } from '../format.ts';

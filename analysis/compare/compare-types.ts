@@ -1,0 +1,142 @@
+// The comparison of runs: for each (plan, machine, policy, kernel, arm), every run's median
+// speedup with its distribution-free within-run interval, a t interval across runs, a
+// calibrated verdict on run-to-run variation, variance components by level, recommended
+// repetitions with their uncertainty, outliers and failures. docs/statistics.md defines
+// every figure.
+import type { LoadAverage } from '../../shared/records.ts';
+import type { Interval } from '../statistics/interval.ts';
+
+export const COMPARISON_FORMAT = 'benchfleet-comparison';
+export const COMPARISON_FORMAT_VERSION = 2;
+
+export interface CompareRunInterval {
+  lo: number;
+  hi: number;
+  /** Exact distribution-free coverage of [x_(r), x_(n+1-r)] for the median (e.g. 0.984 for 7 rounds). */
+  coverage: number;
+  /** 1-based ranks r and n + 1 - r of the ends among the run's sorted per-round speedups. */
+  ranks: [number, number];
+}
+
+export interface CompareRun {
+  /** The run's id (the run folder's name) or the result folder as given. */
+  run: string;
+  /** Median over the run's paired rounds of the per-round speedup (as in its summary). */
+  median: number;
+  /** Order-statistic interval for the median; null with one round (no interval from one round). */
+  interval: CompareRunInterval | null;
+  /** Paired rounds of the run. */
+  rounds: number;
+  /** Samples behind the run's rounds (the arm's and native's) that failed their checks. */
+  failures: number;
+  /** The run's mean log speedup minus the mean over runs, as a relative difference exp(d) - 1, with its one-sided (1 - alpha) bounds; null when no test could be made. */
+  effect: { estimate: number; lo: number; hi: number } | null;
+  /** The verdict is unstable (and not withheld for failed samples) and this run's mean log speedup differs from the median of the run means by more than t_{1 - alpha/(2 runs)} sqrt(MS_within (1/n_i + 1/n)) (Bonferroni); needs three runs. */
+  flagged: boolean;
+  /** Rounds whose log speedup is more than 3 scaled MADs from the run's median (reported, not removed). */
+  outlierRounds: number[];
+  /** Repeats (the arm's and native's, over the run's paired rounds) more than 3 scaled MADs from their sample's median, and how many repeats were examined. */
+  outlierRepeats: { count: number; of: number };
+  /** 1, 5 and 15 minute load averages when the run of this policy started (environment row). */
+  loadAverage: LoadAverage | null;
+  /** Lowest and highest 1-minute load average at the start of the run's rounds. */
+  roundLoad: { min: number; max: number };
+}
+
+export interface CompareComponents {
+  /** What the components are variances of: the natural log of the speedup (see docs/statistics.md). */
+  scale: 'ln-speedup';
+  /** Kalibera & Jones' T^2 per level, null where the data has one unit per parent at that level. */
+  runs: number | null;
+  rounds: number | null;
+  repeats: number | null;
+}
+
+export interface CompareRecommendation {
+  /** Runs for the target at `rounds` rounds per run, from the 95% upper bound of the run-mean variance; null where the data cannot say. */
+  runs: number | null;
+  /** The runs count if the run-mean variance were exactly its point estimate. */
+  runsAtEstimate: number | null;
+  /** Rounds per run the runs count assumes (as measured). */
+  rounds: number;
+  /** Kalibera & Jones' cost-optimal rounds per run; null when the run variance estimate is 0. */
+  optimalRounds: number | null;
+  repeats: number;
+  /** Target half-width of the 95% interval, relative (0.05 = within 5% either way). */
+  target: number;
+  /** 95% upper confidence bound of the variance of one run's mean log speedup. */
+  runVarianceUpper: number | null;
+  /** Seconds a round cost (the timed repeats of every sample of one round, all kernels and arms). */
+  roundCostSeconds: number;
+  /** Seconds assumed for starting one more run (--run-cost). */
+  runCostSeconds: number;
+  reason: string | null;
+}
+
+/** `failed`: samples behind the group failed their checks, so no verdict is given (unless --include-failed). */
+export type Verdict = 'stable' | 'unstable' | 'inconclusive' | 'failed';
+
+export interface CompareTest {
+  /** One-way ANOVA of the per-round log speedups by run: F, its degrees of freedom and p-value (null when no test could be made). */
+  f: number | null;
+  df1: number;
+  df2: number;
+  p: number | null;
+}
+
+export interface CompareGroup {
+  /** The plan's SHA256 from the environment rows; runs of different plans are never in one group. */
+  plan: string | null;
+  machine: string;
+  policy: string;
+  kernel: string;
+  arm: string;
+  runs: CompareRun[];
+  /** Failed samples over all runs of the group. */
+  failures: number;
+  /** Speedup across runs: exp of the mean of the run means of log speedup, with a t interval on runs - 1 degrees of freedom (Kalibera & Jones); null with one run. */
+  acrossRuns: (Interval & { confidence: number; df: number }) | null;
+  /** Lowest and highest run median. */
+  spread: { min: number; max: number };
+  test: CompareTest;
+  verdict: Verdict;
+  /** Why the verdict is what it is. */
+  reason: string;
+  components: CompareComponents;
+  recommendation: CompareRecommendation;
+  /** Diagnostic only: the two-stage bootstrap over runs, then rounds (it under-covers with few runs; docs/statistics.md). */
+  hierarchical: Interval;
+  /** Spearman's rank correlation of per-round speedup with the 1-minute load at the round's start over all runs' rounds, its two-sided p-value, and whether it is claimed (at least 10 rounds and p < alpha). */
+  load: { spearman: number; rounds: number; p: number | null; tracks: boolean } | null;
+  /** Few rounds, outliers and the like: what to keep in mind when reading the group. */
+  warnings: string[];
+  /** One line, e.g. "4.80x to 7.42x across 2 runs; unstable: the F test finds a run effect (p = 0.0001)". */
+  message: string;
+}
+
+export interface CompareSettings {
+  seed: number;
+  resamples: number;
+  /** Level of the within-run and across-run intervals (0.95). */
+  confidence: number;
+  /** Level of the verdict's tests (0.05). */
+  alpha: number;
+  /** Practical-equivalence margin, relative (0.05 = ±5%). */
+  margin: number;
+  /** Target half-width of the 95% interval for the recommendation, relative. */
+  target: number;
+  runCostSeconds: number;
+  /** Give verdicts for groups with failed samples too. */
+  includeFailed: boolean;
+}
+
+export interface Comparison {
+  format: typeof COMPARISON_FORMAT;
+  formatVersion: typeof COMPARISON_FORMAT_VERSION;
+  settings: CompareSettings;
+  runs: string[];
+  machines: string[];
+  groups: CompareGroup[];
+  /** Runs of different plans grouped apart, differing environments, runs left out, and the like. */
+  notes: string[];
+}

@@ -1,0 +1,159 @@
+// The study's table for one or more result folders (or summaries in memory): one row per
+// kernel and machine, one column per policy, each cell the paired median speedup and CPU
+// ratio of one arm; notes above the table, a footer that says what the figures cover.
+import { basename } from 'node:path';
+import { NATIVE_ARM, parseArm } from '../../shared/arms.ts';
+import { DEFAULT_ARM, pickDefaultArm } from './default-arm.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { POLICIES } from '../../shared/policies.ts';
+import { loadResults, type LoadedResult } from '../raw/result-folders.ts';
+import { environmentNotes, redoneNotes } from './report-notes.ts';
+import { machineNotes } from './report-machine-notes.ts';
+import { REPORT_FORMAT, type Report, type ReportCell, type ReportRow, type ReportSource } from './report-types.ts';
+import type { SummaryOptions } from '../summary/summarize.ts';
+import type { Summary } from '../summary/summary-types.ts';
+
+export { renderReport, REPORT_FORMATS, type ReportFormat, type RenderOptions } from './report-render.ts';
+
+export const DEFAULT_REPORT_ARM = DEFAULT_ARM;
+const MAX_PROBLEM_NOTES = 3;
+
+export interface ReportOptions {
+  /** The arm every cell shows; default taskpool-8-batched, else the widest batched taskpool arm present. */
+  arm?: string;
+  /** Bootstrap settings for raw files that have no fresh summary. */
+  summary?: SummaryOptions;
+}
+
+/** A result folder (one machine, or a run folder of machines) or a summary already in memory. */
+export type ReportInput = string | Summary;
+
+interface Labelled {
+  machine: string;
+  policy: string;
+  result: LoadedResult;
+}
+
+/** Loads the inputs (fresh summaries, else analyses of raw files) and builds the report. */
+export async function buildReport(inputs: readonly ReportInput[], options: ReportOptions = {}): Promise<Report> {
+  const results: LoadedResult[] = [];
+  for (const input of inputs) {
+    if (typeof input === 'string') results.push(...(await loadResults([input], options.summary)));
+    else results.push({ files: null, summary: input, origin: 'summary' });
+  }
+  return buildReportFromResults(results, options.arm);
+}
+
+/** The report of results already loaded. */
+export function buildReportFromResults(results: readonly LoadedResult[], requestedArm?: string): Report {
+  if (results.length === 0) throw new BenchfleetError('USAGE', 'a report needs at least one result folder or summary');
+  const labelled = label(results);
+  const notes: string[] = [];
+  const arm = chooseArm(labelled.map((l) => l.result.summary), requestedArm, notes);
+  const entries = labelled.map((l) => ({ machine: l.machine, policy: l.policy, environment: l.result.summary.environment }));
+  const policies = [...new Set(labelled.map((l) => l.policy))].sort(policyOrder);
+  const machines = [...new Set(labelled.map((l) => l.machine))];
+
+  const rows: ReportRow[] = [];
+  for (const machine of machines) {
+    const mine = labelled.filter((l) => l.machine === machine);
+    const kernels = [...new Set(mine.flatMap((l) => l.result.summary.rows.map((r) => r.kernel)))];
+    for (const kernel of kernels) {
+      rows.push({ kernel, machine, cells: policies.map((policy) => cellOf(mine.find((l) => l.policy === policy)?.result.summary, kernel, arm)) });
+    }
+  }
+
+  notes.push(...environmentNotes(entries), ...machineNotes(entries));
+  notes.push(...redoneNotes(labelled.map((l) => ({ machine: l.machine, policy: l.policy, redone: l.result.summary.redone }))));
+  for (const l of labelled) {
+    const where = `${l.machine}/${l.policy}`;
+    const { summary, files, origin } = l.result;
+    if (origin === 'stale-summary' && files) {
+      notes.push(`${where}: ${basename(files.summaryPath ?? '')} does not match ${basename(files.rawPath ?? '')} (made from other bytes, or unreadable); the raw file was analyzed instead.`);
+    }
+    if (summary.environment === null) notes.push(`${where}: no environment row; the machine is named after its folder.`);
+    if (summary.problems.length > 0) {
+      const shown = summary.problems.slice(0, MAX_PROBLEM_NOTES).map((p) => p.message).join('; ');
+      const more = summary.problems.length > MAX_PROBLEM_NOTES ? `; and ${summary.problems.length - MAX_PROBLEM_NOTES} more in the summary's problems` : '';
+      notes.push(`${where}: ${summary.problems.length} problem${summary.problems.length === 1 ? '' : 's'} in the raw file, left out of the figures: ${shown}${more}.`);
+    }
+  }
+  const sources: ReportSource[] = labelled.map((l) => ({
+    machine: l.machine,
+    policy: l.policy,
+    path: l.result.files ? (l.result.origin === 'summary' ? l.result.files.summaryPath : l.result.files.rawPath) : null,
+    origin: l.result.files ? l.result.origin : 'given',
+  }));
+  const failedSamples = labelled.reduce((n, l) => n + l.result.summary.counts.failed, 0);
+  return { format: REPORT_FORMAT, formatVersion: 1, arm, policies, machines, rows, notes, footer: footer(labelled, arm), sources, failedSamples };
+}
+
+/**
+ * Machine names from environment rows (else the folder's name), policies from environment rows
+ * (else the file name). Two results that would share a (machine, policy) cell, e.g. the same
+ * machine in two runs, keep apart by adding the folder to the later one's machine name.
+ */
+function label(results: readonly LoadedResult[]): Labelled[] {
+  const taken = new Set<string>();
+  const folderOf = new Map<string, string>();
+  return results.map((result, index) => {
+    const env = result.summary.environment;
+    const dir = result.files?.dir ?? '(given)';
+    let machine = env?.machine ?? (result.files ? basename(result.files.dir) : `summary ${index + 1}`);
+    const policy = env?.policy ?? result.files?.stem ?? 'unknown';
+    const boundTo = folderOf.get(machine);
+    if ((boundTo !== undefined && boundTo !== dir) || taken.has(`${machine}\u0000${policy}`)) machine = `${machine} (${dir === '(given)' ? `summary ${index + 1}` : dir})`;
+    folderOf.set(machine, dir);
+    taken.add(`${machine}\u0000${policy}`);
+    return { machine, policy, result };
+  });
+}
+
+function policyOrder(a: string, b: string): number {
+  const ia = (POLICIES as readonly string[]).indexOf(a);
+  const ib = (POLICIES as readonly string[]).indexOf(b);
+  if (ia !== ib) return (ia < 0 ? Number.POSITIVE_INFINITY : ia) - (ib < 0 ? Number.POSITIVE_INFINITY : ib) || (a < b ? -1 : 1);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The requested arm; else taskpool-8-batched, or the widest batched taskpool arm, preferring one every result has. */
+function chooseArm(summaries: readonly Summary[], requested: string | undefined, notes: string[]): string {
+  if (requested !== undefined) {
+    parseArm(requested);
+    if (requested === NATIVE_ARM) throw new BenchfleetError('USAGE', '--arm native compares native with itself; choose a pool arm');
+    return requested;
+  }
+  const present = summaries.map((s) => new Set(s.rows.map((r) => r.arm)));
+  const picked = pickDefaultArm(present);
+  if (picked === null) {
+    const arms = [...new Set(summaries.flatMap((s) => s.rows.map((r) => r.arm)))].filter((a) => a !== NATIVE_ARM);
+    throw new BenchfleetError('USAGE', `no batched taskpool arm in these results; choose one with --arm (present: ${arms.join(', ') || 'none'})`);
+  }
+  const chosen = picked.arm;
+  const defaultSomewhere = present.some((p) => p.has(DEFAULT_REPORT_ARM));
+  // Said only when a plan asked for the default arm (some result has it, or a plan's arms list
+  // it): a plan of fewer arms is not missing anything.
+  const asked = defaultSomewhere || summaries.some((s) => s.environment?.arms?.includes(DEFAULT_REPORT_ARM) === true);
+  if (chosen !== DEFAULT_REPORT_ARM && asked) {
+    const which = picked.inAll && present.length > 1 ? 'all results have' : 'present';
+    notes.push(`${DEFAULT_REPORT_ARM} is not in ${defaultSomewhere ? 'every' : 'any'} result; the table shows ${chosen}, the widest batched taskpool arm ${which}.`);
+  }
+  return chosen;
+}
+
+function cellOf(summary: Summary | undefined, kernel: string, arm: string): ReportCell | null {
+  const row = summary?.rows.find((r) => r.kernel === kernel && r.arm === arm);
+  if (!summary || !row) return null;
+  const native = summary.rows.find((r) => r.kernel === kernel && r.arm === NATIVE_ARM);
+  return { speedup: row.speedup, cpuRatio: row.cpuRatio, rounds: row.rounds, failures: row.failures, nativeFailures: native?.failures ?? 0 };
+}
+
+function footer(labelled: readonly Labelled[], arm: string): string[] {
+  const resamples = [...new Set(labelled.map((l) => l.result.summary.bootstrap.resamples))].map((n) => n.toLocaleString('en-US')).join(' or ');
+  const confidence = [...new Set(labelled.map((l) => Math.round(l.result.summary.bootstrap.confidence * 100)))].join(' or ');
+  return [
+    `Each cell: paired median speedup over native for ${arm} (native's wall time over the arm's in the same round, median over rounds) / median CPU ratio (the arm's process CPU over native's in the same round).`,
+    `"!N failed": N samples behind the cell (the arm's, or native's of the same kernel) failed their checks; the figures include them, and the summaries' failureLines say what failed. "-": no paired samples.`,
+    `Intervals (shown with --intervals, in --json and --csv; none from one round): nominal ${confidence}% percentile bootstrap over the paired rounds of one run, ${resamples} resamples, seed in each summary. Over few rounds a bootstrap of a median covers less than its nominal level: with 7 rounds it is the 2nd to 6th smallest per-round ratio, whose distribution-free coverage is 87.5% (\`benchfleet compare\` labels each run's interval with its exact coverage). They cover within-run variation only, not run-to-run variation, which can be larger: \`benchfleet compare\` measures it.`,
+  ];
+}

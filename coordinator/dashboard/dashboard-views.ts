@@ -1,0 +1,101 @@
+// What the dashboard's server sends its pages: the JSON of /api/* and the events of the `/ui`
+// socket.io namespace. The pages (web/) and the server (coordinator/dashboard/) agree on these
+// types at compile time; the figures inside are the analysis's own types (Report, Comparison),
+// so the dashboard shows exactly what `benchfleet report` and `benchfleet compare` compute.
+import type { Comparison } from '../../analysis/compare/compare-types.ts';
+import type { Report } from '../../analysis/report/report-types.ts';
+import type { MachineFacts, MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
+
+export const UI_NAMESPACE = '/ui';
+
+/** One machine's part of a run as the pages show it. */
+export interface MachineProgressView {
+  name: string;
+  state: MachineRunState['state'];
+  done: number;
+  total: number;
+  message: string | null;
+  /** Why the machine waits before measuring (timing lock held, load too high); null when it does not. */
+  waiting: string | null;
+  /** Seconds left at the rate seen since the dashboard first saw this machine progress; null when unknown. */
+  etaSeconds: number | null;
+}
+
+/** A run in the Runs list, and the head of the Run page. */
+export interface RunListItem {
+  runId: string;
+  /** The plan's `name`, free text from whoever wrote the plan. */
+  planName: string | null;
+  planSha256: string;
+  state: RunSummary['state'];
+  createdAt: string;
+  /** When the run's manifest was written (the end of finalization); null until then. */
+  finishedAt: string | null;
+  machines: MachineProgressView[];
+  /** Samples that failed a check, from the stored summaries; null until they exist. */
+  failures: number | null;
+}
+
+export interface FleetAgentView {
+  name: string;
+  state: 'idle' | 'running' | 'offline';
+  lastSeen: string;
+  /** The latest load average the agent reported (its heartbeat, else its handshake). */
+  load: [number, number, number];
+  facts: MachineFacts;
+  /** CPUs the machine's last harness was pinned to (from its newest stored environment row); null when unknown or unpinned. */
+  affinity: number[] | null;
+  /** The run the agent is on, with its progress on this machine. */
+  run: { runId: string; progress: MachineProgressView | null } | null;
+}
+
+export interface FleetView {
+  agents: FleetAgentView[];
+}
+
+export interface RunsView {
+  runs: RunListItem[];
+}
+
+export interface DownloadView {
+  /** Path inside the run folder, forward slashes; the file is at /api/runs/<runId>/files/<path>. */
+  path: string;
+  kind: 'raw' | 'summary' | 'report' | 'plan' | 'manifest' | 'other';
+  bytes: number;
+}
+
+export interface ManifestStatusView {
+  /** verified: every listed file has its length and SHA256; mismatch: some differ; missing: no manifest yet. */
+  status: 'verified' | 'mismatch' | 'missing';
+  checked: number;
+  /** Up to ten differences, one line each. */
+  problems: string[];
+}
+
+/** The Run page: live progress, and once finalized the study table and charts of every arm. */
+export interface RunView {
+  run: RunListItem;
+  /** One report per pool arm present, the default arm first; empty until the run is finalized. */
+  reports: Report[];
+  downloads: DownloadView[];
+  manifest: ManifestStatusView;
+}
+
+/** The Compare page: the runs it was asked for and the comparison `benchfleet compare` prints. */
+export interface CompareView {
+  runs: string[];
+  comparison: Comparison;
+}
+
+/** What the static HTML report (`report --html`) embeds: the Run page's figures with no live part. */
+export interface StaticReportView {
+  title: string;
+  generatedAt: string;
+  reports: Report[];
+}
+
+/** Events the server pushes to pages on the `/ui` namespace; pages send nothing. */
+export type DashboardToUi = {
+  fleet: (view: FleetView) => void;
+  run: (item: RunListItem) => void;
+};

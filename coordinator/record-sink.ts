@@ -4,8 +4,14 @@
 // resent line the file already holds is dropped, a gap is refused, and the next expected seq
 // is always the number of complete lines in the file, so a restarted coordinator recovers it
 // from disk (dropping a torn last line first).
+//
+// Group commit: each file has one writer. Batches for a file that arrive while its previous
+// write and sync are in flight wait and then go together, in one write and one fdatasync, each
+// answered after that sync. A file's handle stays open while its run takes records (at most
+// MAX_OPEN_FILES at once, the least recently used idle one closed first) and its folder is made
+// once; forget() closes and drops everything of a finished run.
 import { open, readFile, truncate, mkdir, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { validateEnvironment, validateSample } from '../shared/record-validate.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { RecordBatch } from '../shared/protocol/events.ts';
@@ -68,41 +74,8 @@ export function lineProblem(line: string, seq: number, policy: string, expect: L
   return checked.ok ? null : `line ${seq}: ${checked.message}`;
 }
 
-/**
- * Append `data` to `path` whole or not at all. A disk that fills up mid-write (ENOSPC, a short
- * write) or fails to sync leaves a torn tail: it is cut back to the length the file had, which
- * ends on a complete line, and the batch is refused so the agent resends it later. Nothing is
- * acknowledged that is not on disk whole.
- */
-async function appendWhole(path: string, data: Buffer, policy: string): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'a');
-  } catch (error) {
-    throw new StorageFailure(path, policy, (error as NodeJS.ErrnoException).code ?? errorMessage(error), false);
-  }
-  let before: number | null = null;
-  try {
-    before = (await handle.stat()).size;
-    await writeFully(handle, data);
-    await handle.datasync();
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
-    if (before !== null) {
-      try {
-        await handle.truncate(before);
-        await handle.datasync();
-      } catch (undo) {
-        // The next nextSeq() re-reads the file and cuts any torn line then.
-        log.error(`${path}: could not cut a partly written batch back to ${before} bytes: ${errorMessage(undo)}`);
-        throw new StorageFailure(path, policy, reason, true);
-      }
-    }
-    throw new StorageFailure(path, policy, reason, false);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
+/** File handles kept open at once; the least recently used idle one is closed beyond this. */
+export const MAX_OPEN_FILES = 4096;
 
 /** A write to disk that did not complete; `unsure` when the file may still end torn. */
 class StorageFailure extends BenchfleetError {
@@ -123,40 +96,116 @@ async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
   }
 }
 
+interface QueuedBatch {
+  batch: RecordBatch;
+  expect: LineExpectations;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** One raw file: its writer's queue, its expected next seq, its open handle. */
+interface SinkFile {
+  path: string;
+  /** The seq the file expects next; null until read from disk (or after a write that may have left it torn). */
+  next: number | null;
+  queue: QueuedBatch[];
+  writing: boolean;
+  handle: FileHandle | null;
+  /** The file's length in bytes while the handle is open (it ends on a complete line). */
+  size: number;
+  /** Resolves once the writer is idle, for forget(). */
+  idle: Promise<void>;
+  markIdle: () => void;
+}
+
 export class RecordSink {
-  private readonly next = new Map<string, number>();
-  private readonly queues = new Map<string, Promise<unknown>>();
+  /** Every file with a queue, a count or a handle; insertion order doubles as least-recently-used order. */
+  private readonly files = new Map<string, SinkFile>();
+  private readonly dirsMade = new Set<string>();
+  private openCount = 0;
+
+  private file(path: string): SinkFile {
+    let f = this.files.get(path);
+    if (f) {
+      // Most recently used last.
+      this.files.delete(path);
+      this.files.set(path, f);
+      return f;
+    }
+    f = { path, next: null, queue: [], writing: false, handle: null, size: 0, idle: Promise.resolve(), markIdle: () => undefined };
+    this.files.set(path, f);
+    return f;
+  }
 
   /** The seq the file at `path` expects next. */
   async nextSeq(path: string): Promise<number> {
-    let n = this.next.get(path);
-    if (n === undefined) {
-      n = await recoverLineCount(path);
-      this.next.set(path, n);
-    }
-    return n;
+    const f = this.file(path);
+    if (f.next === null) f.next = await recoverLineCount(path);
+    return f.next;
   }
 
-  /** Append the new lines of `batch` to `path` (serialized per file). */
+  /** Append the new lines of `batch` to `path`; answered once they are synced (see the top of this file). */
   append(path: string, batch: RecordBatch, expect: LineExpectations): Promise<AppendResult> {
-    const previous = this.queues.get(path) ?? Promise.resolve();
-    const task = previous.catch(() => undefined).then(() => this.appendNow(path, batch, expect));
-    this.queues.set(path, task);
-    return task;
+    const f = this.file(path);
+    return new Promise<AppendResult>((resolve, reject) => {
+      f.queue.push({ batch, expect, resolve, reject });
+      if (!f.writing) void this.write(f);
+    });
   }
 
-  private async appendNow(path: string, batch: RecordBatch, expect: LineExpectations): Promise<AppendResult> {
+  /** The writer of one file: takes everything queued, writes and syncs it once, answers each; again while more arrived. */
+  private async write(f: SinkFile): Promise<void> {
+    f.writing = true;
+    f.idle = new Promise((resolve) => (f.markIdle = resolve));
     try {
-      return await this.appendChecked(path, batch, expect);
-    } catch (error) {
-      // The file may end torn: recover the count (and cut the tail) from disk next time.
-      if (error instanceof StorageFailure && error.unsure) this.next.delete(path);
-      throw error;
+      while (f.queue.length > 0) {
+        const group = f.queue.splice(0);
+        await this.commit(f, group);
+      }
+    } finally {
+      f.writing = false;
+      f.markIdle();
     }
   }
 
-  private async appendChecked(path: string, batch: RecordBatch, expect: LineExpectations): Promise<AppendResult> {
-    const next = await this.nextSeq(path);
+  private async commit(f: SinkFile, group: QueuedBatch[]): Promise<void> {
+    let next: number;
+    try {
+      next = await this.nextSeq(f.path);
+    } catch (error) {
+      for (const q of group) q.reject(error);
+      return;
+    }
+    // Check each batch against where the file will stand after the ones before it in the group.
+    const taken: { q: QueuedBatch; result: AppendResult }[] = [];
+    const chunks: string[] = [];
+    let at = next;
+    for (const q of group) {
+      try {
+        const { fresh, duplicates } = this.check(q.batch, at, q.expect);
+        if (fresh.length > 0) chunks.push(`${fresh.join('\n')}\n`);
+        at += fresh.length;
+        taken.push({ q, result: { written: fresh.length, duplicates, next: at } });
+      } catch (error) {
+        q.reject(error);
+      }
+    }
+    if (at > next) {
+      try {
+        await this.appendWhole(f, Buffer.from(chunks.join('')), group[0]?.batch.policy ?? '');
+      } catch (error) {
+        // The file may end torn: recover the count (and cut the tail) from disk next time.
+        if (error instanceof StorageFailure && error.unsure) f.next = null;
+        for (const { q } of taken) q.reject(error);
+        return;
+      }
+      f.next = at;
+    }
+    for (const { q, result } of taken) q.resolve(result);
+  }
+
+  /** The lines of `batch` the file does not hold yet, each checked as the record it must be; throws for a gap or a bad line. */
+  private check(batch: RecordBatch, next: number, expect: LineExpectations): { fresh: string[]; duplicates: number } {
     if (batch.fromSeq > next) {
       throw new BenchfleetError('PROTOCOL', `batch starts at seq ${batch.fromSeq} but the coordinator expects ${next}; resend from ${next}`);
     }
@@ -166,11 +215,104 @@ export class RecordSink {
       const problem = lineProblem(fresh[i] as string, next + i, batch.policy, expect);
       if (problem) throw new BenchfleetError('RECORD_INVALID', `${batch.policy}: ${problem}; nothing of this batch was written`);
     }
-    if (fresh.length > 0) {
-      await mkdir(dirname(path), { recursive: true });
-      await appendWhole(path, Buffer.from(`${fresh.join('\n')}\n`), batch.policy);
-      this.next.set(path, next + fresh.length);
+    return { fresh, duplicates: Math.min(skip, batch.lines.length) };
+  }
+
+  /**
+   * Append `data` to the file whole or not at all. A disk that fills up mid-write (ENOSPC, a
+   * short write) or fails to sync leaves a torn tail: it is cut back to the length the file had,
+   * which ends on a complete line, and the batches are refused so the agent resends them later.
+   * Nothing is acknowledged that is not on disk whole.
+   */
+  private async appendWhole(f: SinkFile, data: Buffer, policy: string): Promise<void> {
+    let handle: FileHandle;
+    try {
+      handle = await this.handleOf(f);
+    } catch (error) {
+      throw new StorageFailure(f.path, policy, (error as NodeJS.ErrnoException).code ?? errorMessage(error), false);
     }
-    return { written: fresh.length, duplicates: Math.min(skip, batch.lines.length), next: next + fresh.length };
+    const before = f.size;
+    try {
+      await writeFully(handle, data);
+      await handle.datasync();
+      f.size = before + data.length;
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
+      try {
+        await handle.truncate(before);
+        await handle.datasync();
+      } catch (undo) {
+        // The next nextSeq() re-reads the file and cuts any torn line then.
+        log.error(`${f.path}: could not cut a partly written batch back to ${before} bytes: ${errorMessage(undo)}`);
+        await this.closeHandle(f);
+        throw new StorageFailure(f.path, policy, reason, true);
+      }
+      throw new StorageFailure(f.path, policy, reason, false);
+    }
+  }
+
+  /** The file's open handle (opened, and its folder made, on first use). */
+  private async handleOf(f: SinkFile): Promise<FileHandle> {
+    if (f.handle) return f.handle;
+    const dir = dirname(f.path);
+    if (!this.dirsMade.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.dirsMade.add(dir);
+    }
+    await this.closeIdleBeyond(MAX_OPEN_FILES - 1);
+    const handle = await open(f.path, 'a');
+    try {
+      f.size = (await handle.stat()).size;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+    f.handle = handle;
+    this.openCount++;
+    return handle;
+  }
+
+  private async closeHandle(f: SinkFile): Promise<void> {
+    const handle = f.handle;
+    if (!handle) return;
+    f.handle = null;
+    this.openCount--;
+    await handle.close().catch((error: unknown) => log.warn(`${f.path}: closing: ${errorMessage(error)}`));
+  }
+
+  /** Close the least recently used idle handles until at most `limit` are open. */
+  private async closeIdleBeyond(limit: number): Promise<void> {
+    for (const f of this.files.values()) {
+      if (this.openCount <= limit) return;
+      if (f.handle && !f.writing) await this.closeHandle(f);
+    }
+  }
+
+  /**
+   * A finished run: wait for its files' writers, close their handles and forget them (a later
+   * question about one, such as a late agent's run:resume, reads its count from disk again).
+   */
+  async forget(runDir: string): Promise<void> {
+    const prefix = runDir.endsWith(sep) ? runDir : `${runDir}${sep}`;
+    for (const f of [...this.files.values()]) {
+      if (!f.path.startsWith(prefix)) continue;
+      while (f.writing || f.queue.length > 0) await f.idle;
+      await this.closeHandle(f);
+      this.files.delete(f.path);
+      this.dirsMade.delete(dirname(f.path));
+    }
+  }
+
+  /** Files the sink holds anything of (a count, a queue or a handle); for tests. */
+  get heldFiles(): number {
+    return this.files.size;
+  }
+
+  /** Close every handle (the coordinator is stopping), after the writes in flight. */
+  async close(): Promise<void> {
+    for (const f of [...this.files.values()]) {
+      while (f.writing || f.queue.length > 0) await f.idle;
+      await this.closeHandle(f);
+    }
   }
 }

@@ -7,11 +7,12 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE, writeManifest } from '../analysis/raw/manifest.ts';
 import { readRawFile } from '../analysis/raw/raw-reader.ts';
+import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import type { Policy } from '../shared/policies.ts';
-import type { BatchAck, ResumePoint, RunSummary } from '../shared/protocol/events.ts';
+import type { BatchAck, RecordBatch, ResumePoint, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import { REPORT_FILE, writeDerivedFiles } from './finalize-run.ts';
@@ -49,6 +50,8 @@ export class RunDispatch {
   private readonly options: DispatchOptions;
   private readonly onReport: (report: { runId: string; markdown: string; dir: string }) => void;
   private readonly finalizing = new Map<string, Promise<void>>();
+  /** Per run, the record batches taken (past checkWantsRecords) and not yet answered: finalization waits for them. */
+  private readonly inFlight = new Map<string, Set<Promise<unknown>>>();
   private deadlineTimer: NodeJS.Timeout | null = null;
   /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
   private readonly offering = new Set<string>();
@@ -83,7 +86,7 @@ export class RunDispatch {
       else if (run.state === 'assigned') void this.offerWaiting(run.runId).catch((error: unknown) => log.error(`run ${run.runId}: ${errorMessage(error)}`));
       else if (isTerminal(run.state) && !(await this.hasManifest(run.runId))) this.finalize(run.runId);
       else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) void this.startQueuedAfter(run.after);
-      else if (run.state === 'queued' && !run.after) void this.assignRun(run.runId);
+      else if (run.state === 'queued' && !run.after) background(log, `run ${run.runId}: assigning`, this.assignRun(run.runId).then(({ offers }) => offers));
     }
     const every = Math.max(1000, Math.min(60_000, this.options.machineDeadlineMs / 4));
     this.deadlineTimer = setInterval(() => void this.expireMachines(), every);
@@ -93,6 +96,8 @@ export class RunDispatch {
   async close(): Promise<void> {
     if (this.deadlineTimer) clearInterval(this.deadlineTimer);
     await Promise.allSettled(this.finalizing.values());
+    await this.lifecycle.close();
+    await this.sink.close();
   }
 
   private async hasManifest(runId: string): Promise<boolean> {
@@ -119,15 +124,21 @@ export class RunDispatch {
     const runIds = runs.map((r) => r.runId);
     const first = runIds[0];
     if (!first) throw new BenchfleetError('USAGE', 'no run to start');
-    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
-    await this.assignRun(first);
+    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.length > 10 ? `${machines.length} machines` : machines.join(', ')}`);
+    // Answered once the run is saved and its machines assigned; the plans go out after the
+    // answer (followers see each machine start), so a thousand machines do not hold it up.
+    const { offers } = await this.assignRun(first);
+    background(log, `run ${first}: sending plans`, offers);
     return { runId: first, runIds, planSha256 };
   }
 
-  /** Send a run's plan to each of its machines (see offer). */
-  private async assignRun(runId: string): Promise<void> {
+  /**
+   * Save a run as assigned, then send its plan to each of its machines (see offer). Resolves
+   * once the assignment is saved, with the promise of the offers.
+   */
+  private async assignRun(runId: string): Promise<{ offers: Promise<void> }> {
     const run = await this.lifecycle.startAssigning(runId);
-    await Promise.all(Object.keys(run.machines).map((machine) => this.offer(runId, machine)));
+    return { offers: Promise.all(Object.keys(run.machines).map((machine) => this.offer(runId, machine))).then(() => undefined) };
   }
 
   /**
@@ -203,7 +214,9 @@ export class RunDispatch {
     const next = this.lifecycle.list().find((r) => r.state === 'queued' && r.after === runId);
     if (!next) return;
     log.info(`run ${next.runId}: starting, next in its series after ${runId}`);
-    await this.assignRun(next.runId).catch((error: unknown) => log.error(`run ${next.runId}: could not start: ${errorMessage(error)}`));
+    await this.assignRun(next.runId)
+      .then(({ offers }) => offers)
+      .catch((error: unknown) => log.error(`run ${next.runId}: could not start: ${errorMessage(error)}`));
   }
 
   /**
@@ -238,18 +251,38 @@ export class RunDispatch {
     const batch = decodeRecordBatch(bytes);
     await this.loaded;
     this.lifecycle.checkWantsRecords(batch.runId, machine);
-    const run = this.lifecycle.get(batch.runId);
-    if (run.machines[machine]?.state === 'assigned') await this.lifecycle.machineStarted(run.runId, machine);
-    const path = this.store.rawPath(run.runId, machine, batch.policy);
+    // Taken: registered in the same step as the check, so a finalization that a cancel starts
+    // from now on waits for this batch's write and its line count (run.json never lags the file).
+    const task = this.takeRecords(machine, batch);
+    let pending = this.inFlight.get(batch.runId);
+    if (!pending) this.inFlight.set(batch.runId, (pending = new Set()));
+    pending.add(task);
     try {
-      const result = await this.sink.append(path, batch, { planSha256: run.planSha256, machine });
-      this.lifecycle.linesWritten(run.runId, machine, batch.policy, result.next);
+      return await task;
+    } finally {
+      pending.delete(task);
+    }
+  }
+
+  private async takeRecords(machine: string, batch: RecordBatch): Promise<BatchAck> {
+    const { planSha256, state } = this.lifecycle.machineState(batch.runId, machine);
+    if (state === 'assigned') await this.lifecycle.machineStarted(batch.runId, machine);
+    const path = this.store.rawPath(batch.runId, machine, batch.policy);
+    try {
+      const result = await this.sink.append(path, batch, { planSha256, machine });
+      this.lifecycle.linesWritten(batch.runId, machine, batch.policy, result.next);
       if (result.duplicates > 0) log.debug(`${machine}/${batch.policy}: dropped ${result.duplicates} duplicate lines`);
       return { ok: true, next: result.next };
     } catch (error) {
       const failure = error instanceof BenchfleetError ? error : new BenchfleetError('INTERNAL', errorMessage(error));
       return { ok: false, code: failure.code, message: failure.message, next: await this.sink.nextSeq(path).catch(() => null) };
     }
+  }
+
+  /** Every record batch of `runId` taken before now has been written (or refused) and counted. */
+  private async writesSettled(runId: string): Promise<void> {
+    for (let pending = this.inFlight.get(runId); pending && pending.size > 0; pending = this.inFlight.get(runId)) await Promise.allSettled([...pending]);
+    this.inFlight.delete(runId);
   }
 
   async progress(machine: string, raw: unknown): Promise<void> {
@@ -315,6 +348,10 @@ export class RunDispatch {
     if (this.finalizing.has(runId)) return;
     const task = (async () => {
       const dir = this.store.runDir(runId);
+      // A batch taken just before a cancel is written after it: wait, so its lines are counted
+      // in run.json and in the summaries, and the sink's handles of the run are closed.
+      await this.writesSettled(runId);
+      await this.sink.forget(dir);
       let run = this.lifecycle.get(runId);
       if (run.state === 'delivering') {
         try {

@@ -4,6 +4,12 @@
 // crash could take back. Nobody else holds a run: readers get copies (RunSummary), never the
 // live object. Claiming machines for a new run is one synchronous step with the busy check, so
 // two simultaneous starts on one machine cannot both win.
+//
+// Progress is not run state: the done/total counts, waiting reasons and line counts that
+// arrive with every sample live beside the stored runs, in memory. They are merged into every
+// copy a reader gets, announced coalesced (at most every PROGRESS_ANNOUNCE_MS per run) and saved
+// with the next real transition or lazily (PROGRESS_SAVE_MS), so a thousand machines sending a
+// progress per sample cost no run.json write and no clone of the run each.
 import { BenchfleetError } from '../shared/errors.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { RunSummary } from '../shared/protocol/events.ts';
@@ -34,6 +40,29 @@ const RUN_NEXT: Record<RunState, readonly RunState[]> = {
 
 export type Announce = (run: RunSummary) => void;
 
+/** At most one progress announcement per run within this window: followers see progress a few times a second. */
+export const PROGRESS_ANNOUNCE_MS = 250;
+/** Progress without a transition is saved to run.json this long after it changed, at the latest. */
+export const PROGRESS_SAVE_MS = 5000;
+
+/** What arrives with the samples of one machine, kept beside its stored run (never cloned per event). */
+interface LiveMachine {
+  /** The latest run:progress (undefined until one arrived in this life of the coordinator). */
+  done?: number;
+  total?: number;
+  /** Why it waits before measuring (the latest progress's `waiting`); never stored. */
+  waiting: string | null;
+  /** Complete lines on disk per policy file, as the record sink last wrote them. */
+  lines: Partial<Record<Policy, number>>;
+}
+
+/** One change waiting for its run's next save. */
+interface PendingChange {
+  apply: (run: StoredRun) => boolean;
+  resolve: (run: RunSummary) => void;
+  reject: (error: unknown) => void;
+}
+
 export type FinishStatus = 'completed' | 'failed' | 'cancelled';
 
 /** What the coordinator holds of a machine's part of a run when its agent reports the end. */
@@ -48,12 +77,24 @@ export interface FinishedFiles {
   samples: number;
 }
 
-/** `waiting`: why machines of the run wait before measuring (held in memory only, never stored). */
-function copy(run: StoredRun, waiting?: ReadonlyMap<string, string>): RunSummary {
+/**
+ * A reader's copy of `run` with what is live beside it: line counts always (the files are the
+ * truth and only grow), progress and waiting reasons for machines that have not ended.
+ */
+function copy(run: StoredRun, live?: ReadonlyMap<string, LiveMachine>): RunSummary {
   const machines: RunSummary['machines'] = {};
   for (const [name, m] of Object.entries(run.machines)) {
-    const why = isTerminal(m.state) ? undefined : waiting?.get(name);
-    machines[name] = { state: m.state, done: m.done, total: m.total, lines: { ...m.lines }, message: m.message, ...(why ? { waiting: why } : {}) };
+    const l = live?.get(name);
+    const ended = isTerminal(m.state);
+    const why = ended ? null : (l?.waiting ?? null);
+    machines[name] = {
+      state: m.state,
+      done: !ended && l?.done !== undefined ? l.done : m.done,
+      total: !ended && l?.total !== undefined ? l.total : m.total,
+      lines: { ...m.lines, ...l?.lines },
+      message: m.message,
+      ...(why ? { waiting: why } : {}),
+    };
   }
   return { runId: run.runId, state: run.state, after: run.after, createdAt: run.createdAt, planSha256: run.planSha256, cancelledAt: run.cancelledAt, machines };
 }
@@ -62,13 +103,18 @@ export class RunLifecycle {
   private readonly store: RunStore;
   private readonly announce: Announce;
   private readonly runs = new Map<string, StoredRun>();
-  /** Per run, the tail of its chain of changes: one change at a time, saved in order. */
-  private readonly chains = new Map<string, Promise<unknown>>();
+  /** Per run, the changes waiting for its next save; a run is saved by one writer at a time. */
+  private readonly pending = new Map<string, PendingChange[]>();
+  /** Runs whose changes are being saved now. */
+  private readonly saving = new Set<string>();
   /** Machines claimed by runs being created (their folders not yet written). */
   private readonly claims = new Map<string, string>();
   private readonly now: () => Date;
-  /** Per run, per machine: why it waits before measuring (the latest progress's `waiting`). */
-  private readonly waiting = new Map<string, Map<string, string>>();
+  /** Per run, per machine: progress, waiting reason and line counts (see LiveMachine). */
+  private readonly live = new Map<string, Map<string, LiveMachine>>();
+  /** Runs with a progress announcement scheduled, and runs with a lazy save scheduled. */
+  private readonly announceTimers = new Map<string, NodeJS.Timeout>();
+  private readonly saveTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(store: RunStore, announce: Announce, now: () => Date = () => new Date()) {
     this.store = store;
@@ -184,29 +230,145 @@ export class RunLifecycle {
     }
   }
 
-  /** Apply `change` to a private copy of the run, check it, save it, then make it current and announce it. */
   private summary(run: StoredRun): RunSummary {
-    return copy(run, this.waiting.get(run.runId));
+    return copy(run, this.live.get(run.runId));
   }
 
-  private change(runId: string, change: (run: StoredRun) => boolean): Promise<RunSummary> {
-    const previous = this.chains.get(runId) ?? Promise.resolve();
-    const task = previous
-      .catch(() => undefined)
-      .then(async () => {
-        const current = this.stored(runId);
-        const next = structuredClone(current);
-        if (!change(next)) return this.summary(current);
-        this.settleRun(next);
-        await this.store.saveRun(next);
-        // A later change of the same run waits for this one, so the map only moves forward.
-        this.runs.set(runId, next);
-        const summary = this.summary(next);
-        this.announce(summary);
-        return summary;
-      });
-    this.chains.set(runId, task);
-    return task;
+  /**
+   * Apply `change` to a private copy of the run, check it, save it, then make it current and
+   * announce it. Changes that arrive while a save of the run is in flight are applied together
+   * to one copy and saved once (a group commit): each is still checked on its own, in order, and
+   * each caller learns the state only after it is on disk.
+   */
+  private change(runId: string, apply: (run: StoredRun) => boolean): Promise<RunSummary> {
+    return new Promise<RunSummary>((resolve, reject) => {
+      const queue = this.pending.get(runId) ?? [];
+      queue.push({ apply, resolve, reject });
+      this.pending.set(runId, queue);
+      if (!this.saving.has(runId)) void this.drain(runId);
+    });
+  }
+
+  private async drain(runId: string): Promise<void> {
+    this.saving.add(runId);
+    try {
+      for (let batch = this.pending.get(runId); batch && batch.length > 0; batch = this.pending.get(runId)) {
+        this.pending.delete(runId);
+        await this.commit(runId, batch);
+      }
+    } finally {
+      this.saving.delete(runId);
+    }
+  }
+
+  private async commit(runId: string, batch: readonly PendingChange[]): Promise<void> {
+    let current: StoredRun;
+    try {
+      current = this.stored(runId);
+    } catch (error) {
+      for (const c of batch) c.reject(error);
+      return;
+    }
+    const fresh = (): StoredRun => {
+      const run = structuredClone(current);
+      this.absorbLive(run);
+      return run;
+    };
+    let next = fresh();
+    let changed = false;
+    const accepted: PendingChange[] = [];
+    for (const c of batch) {
+      try {
+        if (c.apply(next)) changed = true;
+        accepted.push(c);
+      } catch (error) {
+        c.reject(error);
+        // A refused change may have moved part of the copy: redo the accepted ones on a clean one.
+        next = fresh();
+        changed = false;
+        for (const a of accepted) if (a.apply(next)) changed = true;
+      }
+    }
+    if (accepted.length === 0) return;
+    if (!changed) {
+      const summary = this.summary(current);
+      for (const c of accepted) c.resolve(summary);
+      return;
+    }
+    this.settleRun(next);
+    try {
+      await this.store.saveRun(next);
+    } catch (error) {
+      for (const c of accepted) c.reject(error);
+      return;
+    }
+    // A later change of the same run waits for this one, so the map only moves forward.
+    this.runs.set(runId, next);
+    this.clearTimer(this.saveTimers, runId);
+    // This announcement carries the latest progress too.
+    this.clearTimer(this.announceTimers, runId);
+    const summary = this.summary(next);
+    this.announce(summary);
+    for (const c of accepted) c.resolve(summary);
+  }
+
+  /** The live counts go into what is saved: progress of machines not yet ended, line counts of all. */
+  private absorbLive(run: StoredRun): void {
+    const live = this.live.get(run.runId);
+    if (!live) return;
+    for (const [name, m] of Object.entries(run.machines)) {
+      const l = live.get(name);
+      if (!l) continue;
+      m.lines = { ...m.lines, ...l.lines };
+      if (isTerminal(m.state)) continue;
+      if (l.done !== undefined) m.done = l.done;
+      if (l.total !== undefined) m.total = l.total;
+    }
+  }
+
+  private liveOf(runId: string, machine: string): LiveMachine {
+    let machines = this.live.get(runId);
+    if (!machines) this.live.set(runId, (machines = new Map<string, LiveMachine>()));
+    let l = machines.get(machine);
+    if (!l) machines.set(machine, (l = { waiting: null, lines: {} }));
+    return l;
+  }
+
+  private clearTimer(timers: Map<string, NodeJS.Timeout>, runId: string): void {
+    const timer = timers.get(runId);
+    if (timer) clearTimeout(timer);
+    timers.delete(runId);
+  }
+
+  /** Progress changed without a transition: announce it soon (coalesced), save it later. */
+  private progressChanged(runId: string): void {
+    if (!this.announceTimers.has(runId)) {
+      const timer = setTimeout(() => {
+        this.announceTimers.delete(runId);
+        const run = this.runs.get(runId);
+        if (run) this.announce(this.summary(run));
+      }, PROGRESS_ANNOUNCE_MS);
+      timer.unref();
+      this.announceTimers.set(runId, timer);
+    }
+    if (!this.saveTimers.has(runId)) {
+      const timer = setTimeout(() => {
+        this.saveTimers.delete(runId);
+        // Saved like any change (absorbLive), so a restarted coordinator shows recent progress.
+        this.change(runId, (run) => !isTerminal(run.state) && run.state !== 'delivering').catch(() => undefined);
+      }, PROGRESS_SAVE_MS);
+      timer.unref();
+      this.saveTimers.set(runId, timer);
+    }
+  }
+
+  /** Stop the progress timers (the coordinator is closing); what is pending is saved now. */
+  async close(): Promise<void> {
+    const due = [...this.saveTimers.keys()];
+    for (const timer of [...this.announceTimers.values(), ...this.saveTimers.values()]) clearTimeout(timer);
+    this.announceTimers.clear();
+    this.saveTimers.clear();
+    await Promise.allSettled(due.map((runId) => this.change(runId, (run) => !isTerminal(run.state) && run.state !== 'delivering')));
   }
 
   private moveMachine(run: StoredRun, machine: string, to: MachineState, message?: string | null): void {
@@ -267,20 +429,32 @@ export class RunLifecycle {
     });
   }
 
-  /** Progress of one machine; all samples taken moves it to delivering. Ignored once the machine has ended. */
-  progress(runId: string, machine: string, done: number, total: number, waiting: string | null = null): Promise<RunSummary> {
-    return this.change(runId, (run) => {
-      const m = run.machines[machine];
-      if (!m || isTerminal(m.state) || m.state === 'queued') return false;
-      const reasons = this.waiting.get(runId) ?? new Map<string, string>();
-      if (waiting) this.waiting.set(runId, reasons.set(machine, waiting));
-      else reasons.delete(machine);
-      if (m.state === 'assigned') this.moveMachine(run, machine, 'running');
-      m.done = done;
-      m.total = total;
-      if (total > 0 && done >= total) this.moveMachine(run, machine, 'delivering');
-      return true;
-    });
+  /**
+   * Progress of one machine, kept live (see the top of this file). Only a transition is a saved
+   * change: the first progress of an assigned machine (it runs) and all samples taken (it is
+   * delivering). Ignored once the machine has ended.
+   */
+  progress(runId: string, machine: string, done: number, total: number, waiting: string | null = null): Promise<void> {
+    const run = this.runs.get(runId);
+    if (!run) return Promise.reject(new BenchfleetError('UNKNOWN_RUN', `no run ${runId} on this coordinator`));
+    const m = run.machines[machine];
+    if (!m || isTerminal(m.state) || m.state === 'queued') return Promise.resolve();
+    const l = this.liveOf(runId, machine);
+    l.done = done;
+    l.total = total;
+    l.waiting = waiting;
+    const delivering = total > 0 && done >= total;
+    if (m.state === 'assigned' || (delivering && m.state !== 'delivering')) {
+      return this.change(runId, (next) => {
+        const n = next.machines[machine];
+        if (!n || isTerminal(n.state) || n.state === 'queued') return false;
+        if (n.state === 'assigned') this.moveMachine(next, machine, 'running');
+        if (delivering) this.moveMachine(next, machine, 'delivering');
+        return true;
+      }).then(() => undefined);
+    }
+    this.progressChanged(runId);
+    return Promise.resolve();
   }
 
   /**
@@ -296,10 +470,22 @@ export class RunLifecycle {
     }
   }
 
-  /** Lines now on disk for one policy file (kept in memory; saved with the next change). */
+  /**
+   * Lines now on disk for one policy file. Kept beside the run (never written into the stored
+   * run, which a save in flight would overwrite with its older copy) and merged into every copy
+   * and save, also for a machine that ended while the write was in flight: the count is a fact
+   * about the file.
+   */
   linesWritten(runId: string, machine: string, policy: Policy, lines: number): void {
-    const m = this.runs.get(runId)?.machines[machine];
-    if (m && !isTerminal(m.state)) m.lines[policy] = lines;
+    if (!this.runs.get(runId)?.machines[machine]) return;
+    const l = this.liveOf(runId, machine);
+    l.lines[policy] = Math.max(l.lines[policy] ?? 0, lines);
+  }
+
+  /** The run's plan SHA-256 and `machine`'s state, without copying the run (the record path asks per batch). */
+  machineState(runId: string, machine: string): { planSha256: string; state: MachineState | null } {
+    const run = this.stored(runId);
+    return { planSha256: run.planSha256, state: run.machines[machine]?.state ?? null };
   }
 
   /**

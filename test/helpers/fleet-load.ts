@@ -1,0 +1,257 @@
+// The fleet load generator: a real coordinator process (bin/benchfleet.js coordinator, with its
+// dashboard) on 127.0.0.1, N simulated agents (simulated-agent.ts) that run one plan at a fixed
+// pace, and probes while they stream: `status` and dashboard API latency, progress lag, the
+// coordinator's RSS and CPU. Ends with the exactly-once check of every stored file. Used by the
+// benchmark (test/bench/fleet-scale.bench.ts, full size) and by a small test (test/fleet).
+// Every wait is bounded in time and fails saying what it waited for.
+import { randomBytes } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connectControl, unwrap, type ControlSocket } from '../../cli/control-client.ts';
+import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
+import { request } from '../../shared/protocol/request.ts';
+import { startBenchfleet, type Proc } from './processes.ts';
+import { loadPlan, SimulatedFleet } from './simulated-agent.ts';
+
+export interface FleetLoadOptions {
+  /** Data folder of the coordinator (a fresh temporary folder). */
+  dir: string;
+  machines: number;
+  /** Samples per second per machine. */
+  pace: number;
+  samplesPerMachine: number;
+  /** SIGKILL the coordinator this long after run:start and restart it on the same data (0: never). */
+  killAfterMs?: number;
+  /** Bound on the whole load (connect, ingest, finalization). */
+  timeoutMs: number;
+  log?: (line: string) => void;
+}
+
+export interface Percentiles {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface FleetLoadFigures {
+  machines: number;
+  samples: number;
+  files: number;
+  problems: string[];
+  refusals: string[];
+  timeouts: number;
+  connectMs: number;
+  runStartMs: number;
+  /** From run:start's answer to the last machine delivered. */
+  ingestMs: number;
+  samplesPerSecond: number;
+  ackMs: Percentiles;
+  statusMs: Percentiles;
+  dashboardMs: Percentiles;
+  /** Largest lag of the progress `status` showed behind the samples the agents had made. */
+  progressLagMs: number;
+  /** From the last machine delivered to the run's report. */
+  reportMs: number;
+  peakRssMiB: number;
+  /** Coordinator CPU time over the wall time of the load, as a share of one core (1 = one core busy). */
+  cpuCores: number;
+  runState: string;
+  restarts: number;
+}
+
+export function percentiles(values: readonly number[]): Percentiles {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (q: number): number => (s.length === 0 ? NaN : (s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] as number));
+  return { count: s.length, p50: at(0.5), p99: at(0.99), max: s.length === 0 ? NaN : (s[s.length - 1] as number) };
+}
+
+/** CPU seconds (user + system) and peak RSS of a process, from /proc. */
+async function processUse(pid: number): Promise<{ cpuS: number; hwmKiB: number; rssKiB: number }> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { cpuS: ticks / 100, hwmKiB: kib('VmHWM'), rssKiB: kib('VmRSS') };
+}
+
+async function dashboardSession(dashboardUrl: string, token: string): Promise<string> {
+  const res = await fetch(`${dashboardUrl}/login`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+  const cookie = res.headers.get('set-cookie');
+  if (!cookie) throw new Error(`dashboard login answered ${res.status} without a session`);
+  return cookie.split(';')[0] as string;
+}
+
+function startCoordinator(dir: string, token: string, listen: string): Proc {
+  return startBenchfleet(['coordinator', '--listen', listen, '--data', join(dir, 'coordinator'), '--dashboard', '127.0.0.1:0'], { BENCHFLEET_TOKEN: token, BENCHFLEET_LOG: process.env['FLEET_LOG'] ?? 'warn' });
+}
+
+/** Play the load; resolves with the figures (problems listed, never thrown: the caller decides). */
+export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoadFigures> {
+  const log = options.log ?? (() => undefined);
+  const deadline = Date.now() + options.timeoutMs;
+  const left = (): number => Math.max(1000, deadline - Date.now());
+  const token = randomBytes(16).toString('hex');
+  let coordinator = startCoordinator(options.dir, token, '127.0.0.1:0');
+  const url = (await coordinator.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1] as string;
+  let dashboardUrl = (await coordinator.waitFor(/dashboard on (http:\/\/[^/\s]+)/, 60_000))[1] as string;
+  let cpuBefore = 0;
+  let peakKiB = 0;
+  let restarts = 0;
+  const fleet = new SimulatedFleet({ url, token, count: options.machines, pace: options.pace });
+  let control: ControlSocket | null = null;
+  let probing = true;
+  const statusMs: number[] = [];
+  const dashboardMs: number[] = [];
+  let progressLagMs = 0;
+  const probes: Promise<void>[] = [];
+  const started = Date.now();
+  try {
+    const t0 = fleet.connect();
+    await fleet.allConnected(Math.min(left(), 120_000));
+    const connectMs = Math.max(...fleet.figures.connectedAt.values()) - t0;
+    log(`${options.machines} agents connected in ${(connectMs / 1000).toFixed(1)} s`);
+    control = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
+    const { plan, samples } = loadPlan(options.samplesPerMachine);
+    log('control connected'); const startAt = performance.now();
+    const { runId } = unwrap(await request<ControlToCoordinator, 'run:start'>(control, 120_000, 'run:start', { planText: `${JSON.stringify(plan)}\n`, machines: fleet.names }));
+    const runStartMs = performance.now() - startAt;
+    const ingestFrom = Date.now();
+    log(`run ${runId} started in ${runStartMs.toFixed(0)} ms: ${samples} samples per machine at ${options.pace}/s`);
+    let cookie = await dashboardSession(dashboardUrl, token);
+
+    // Probes during ingest: status (latency and progress lag), dashboard API, coordinator RSS/CPU.
+    probes.push(
+      (async () => {
+        while (probing && Date.now() < deadline) {
+          const c = control;
+          if (c?.connected) {
+            const t = performance.now();
+            const answer = await request<ControlToCoordinator, 'status'>(c, 30_000, 'status').catch(() => null);
+            const at = Date.now();
+            if (answer?.ok) {
+              statusMs.push(performance.now() - t);
+              const run = answer.value.runs.find((r: RunSummary) => r.runId === runId);
+              for (const a of fleet.agents) {
+                const m = run?.machines[a.name];
+                if (!m || m.state !== 'running') continue;
+                const oldest = a.oldestUnshown(runId, m.done);
+                if (oldest !== null) progressLagMs = Math.max(progressLagMs, at - oldest);
+              }
+            }
+          }
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      })(),
+      (async () => {
+        while (probing && Date.now() < deadline) {
+          for (const path of ['/api/fleet', '/api/runs']) {
+            const t = performance.now();
+            const ok = await fetch(`${dashboardUrl}${path}`, { headers: { cookie }, signal: AbortSignal.timeout(30_000) }).then(async (res) => (await res.arrayBuffer(), res.ok), () => false);
+            if (ok) dashboardMs.push(performance.now() - t);
+          }
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      })(),
+      (async () => {
+        while (probing && Date.now() < deadline) {
+          const pid = coordinator.child.pid;
+          const use = pid === undefined ? null : await processUse(pid).catch(() => null);
+          if (use) peakKiB = Math.max(peakKiB, use.hwmKiB);
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      })(),
+    );
+
+    if (options.killAfterMs) {
+      await new Promise((r) => setTimeout(r, options.killAfterMs));
+      const pid = coordinator.child.pid;
+      if (pid !== undefined) cpuBefore += (await processUse(pid).catch(() => ({ cpuS: 0 }))).cpuS;
+      log(`SIGKILL of the coordinator after ${options.killAfterMs} ms (${fleet.sentSamples} samples made so far)`);
+      await coordinator.stop('SIGKILL');
+      control.close();
+      control = null;
+      coordinator = startCoordinator(options.dir, token, new URL(url).host);
+      restarts++;
+      await coordinator.waitFor(/listening on/, 60_000);
+      dashboardUrl = (await coordinator.waitFor(/dashboard on (http:\/\/[^/\s]+)/, 60_000))[1] as string;
+      cookie = await dashboardSession(dashboardUrl, token);
+      control = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
+      log('coordinator restarted; agents reconnect and resend from its files');
+    }
+
+    const reported = new Promise<number>((resolve, reject) => {
+      const wait = async (): Promise<void> => {
+        // Followed on its own connection, so the report cannot be missed between two polls.
+        const follower = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
+        const timer = setTimeout(() => reject(new Error(`no report of run ${runId} in time`)), left());
+        follower.on('run:report', (report) => {
+          if (report.runId !== runId) return;
+          clearTimeout(timer);
+          follower.close();
+          resolve(Date.now());
+        });
+        unwrap(await request<ControlToCoordinator, 'run:follow'>(follower, 60_000, 'run:follow', runId));
+      };
+      wait().catch(reject);
+    });
+    await fleet.allDelivered(runId, left());
+    const deliveredAt = Date.now();
+    const ingestMs = deliveredAt - ingestFrom;
+    log(`every machine delivered after ${(ingestMs / 1000).toFixed(1)} s`);
+    const reportAt = await reported;
+    probing = false;
+    await Promise.all(probes);
+    const pid = coordinator.child.pid;
+    const use = pid === undefined ? { cpuS: 0, hwmKiB: 0 } : await processUse(pid);
+    peakKiB = Math.max(peakKiB, use.hwmKiB);
+    const runDir = join(options.dir, 'coordinator', 'runs', runId);
+    await stat(join(runDir, 'manifest.json'));
+    const final = unwrap(await request<ControlToCoordinator, 'status'>(control, 60_000, 'status')).runs.find((r) => r.runId === runId);
+    const check = await fleet.checkStored(runDir, runId);
+    return {
+      machines: options.machines,
+      samples: check.samples,
+      files: check.files,
+      problems: check.problems,
+      refusals: fleet.figures.refusals,
+      timeouts: fleet.figures.timeouts,
+      connectMs,
+      runStartMs,
+      ingestMs,
+      samplesPerSecond: check.samples / (ingestMs / 1000),
+      ackMs: percentiles(fleet.figures.ackMs),
+      statusMs: percentiles(statusMs),
+      dashboardMs: percentiles(dashboardMs),
+      progressLagMs,
+      reportMs: reportAt - deliveredAt,
+      peakRssMiB: peakKiB / 1024,
+      cpuCores: (cpuBefore + use.cpuS) / ((Date.now() - started) / 1000),
+      runState: final?.state ?? 'missing',
+      restarts,
+    };
+  } finally {
+    probing = false;
+    fleet.close();
+    control?.close();
+    await coordinator.stop();
+  }
+}
+
+/** The figures as the benchmark prints them. */
+export function describeFigures(f: FleetLoadFigures): string[] {
+  const ms = (p: Percentiles): string => `p50 ${p.p50.toFixed(0)} ms, p99 ${p.p99.toFixed(0)} ms, max ${p.max.toFixed(0)} ms (${p.count})`;
+  return [
+    `machines ${f.machines}, samples stored ${f.samples} in ${f.files} files, run ${f.runState}${f.restarts ? `, coordinator restarted ${f.restarts}x` : ''}`,
+    `exactly once: ${f.problems.length === 0 && f.refusals.length === 0 ? 'yes' : `NO (${f.problems.length} problems, ${f.refusals.length} refusals)`}; answers not received in time: ${f.timeouts}`,
+    `connect: all ${f.machines} in ${(f.connectMs / 1000).toFixed(2)} s; run:start answered in ${f.runStartMs.toFixed(0)} ms`,
+    `ingest: ${f.samplesPerSecond.toFixed(0)} samples/s over ${(f.ingestMs / 1000).toFixed(1)} s`,
+    `ack: ${ms(f.ackMs)}`,
+    `status during ingest: ${ms(f.statusMs)}`,
+    `dashboard API during ingest: ${ms(f.dashboardMs)}`,
+    `progress lag: max ${(f.progressLagMs / 1000).toFixed(2)} s`,
+    `last record -> report: ${(f.reportMs / 1000).toFixed(2)} s`,
+    `coordinator: peak RSS ${f.peakRssMiB.toFixed(0)} MiB, CPU ${(f.cpuCores * 100).toFixed(0)}% of one core`,
+  ];
+}

@@ -26,8 +26,12 @@ interface AgentEntry {
 export class AgentRegistry {
   private readonly agents = new Map<string, AgentEntry>();
   private readonly file: string;
-  private saving: Promise<void> = Promise.resolve();
+  /** The save in flight, if any; a save asked for meanwhile is made once it ends, with the state as it is then. */
+  private saving: Promise<void> | null = null;
+  private again = false;
   private lastSave = 0;
+  /** Writes of agents.json made so far (the log and tests read it). */
+  writes = 0;
 
   constructor(dataDir: string) {
     this.file = join(dataDir, 'agents.json');
@@ -42,17 +46,34 @@ export class AgentRegistry {
     }
   }
 
-  /** Saves one after another, so an older list never overwrites a newer one. */
+  /**
+   * Coalesced saves: one write in flight; any number of saves asked for meanwhile become one
+   * more write of the latest state once it ends (a thousand connects are a handful of writes,
+   * not a thousand strings of the whole list). Compact JSON. Resolves once a write that started
+   * after this call has ended.
+   */
   private save(): Promise<void> {
     this.lastSave = Date.now();
-    const list = JSON.stringify(this.list(() => null), null, 2);
-    this.saving = this.saving.then(() => writeFileAtomic(this.file, `${list}\n`)).catch((error: unknown) => log.error(`could not save ${this.file}: ${errorMessage(error)}`));
+    if (this.saving) {
+      this.again = true;
+      return this.saving;
+    }
+    this.saving = (async () => {
+      do {
+        this.again = false;
+        const list = JSON.stringify(this.list(() => null));
+        this.writes++;
+        await writeFileAtomic(this.file, `${list}\n`).catch((error: unknown) => log.error(`could not save ${this.file}: ${errorMessage(error)}`));
+      } while (this.again);
+    })().finally(() => {
+      this.saving = null;
+    });
     return this.saving;
   }
 
-  /** Every save started so far has ended. */
-  settled(): Promise<void> {
-    return this.saving;
+  /** Every save asked for so far has ended. */
+  async settled(): Promise<void> {
+    while (this.saving) await this.saving;
   }
 
   connectedAs(name: string): string | null {

@@ -348,7 +348,7 @@ export class RunLifecycle {
         const run = this.runs.get(runId);
         if (run) this.announce(this.summary(run));
       }, PROGRESS_ANNOUNCE_MS);
-      timer.unref();
+      // Not unref'd: a quarter of a second, and followers are owed this announcement.
       this.announceTimers.set(runId, timer);
     }
     if (!this.saveTimers.has(runId)) {

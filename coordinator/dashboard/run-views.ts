@@ -84,10 +84,20 @@ export class RunViews {
 
   async fleet(): Promise<FleetView> {
     const runs = this.source.runs();
+    // One view per run, shared by its machines: a run of a thousand machines is copied and
+    // viewed once per fleet view, not once per agent.
+    const items = new Map<string, ReturnType<RunViews['item']> | null>();
+    const itemOf = (runId: string): ReturnType<RunViews['item']> | null => {
+      let item = items.get(runId);
+      if (item === undefined) {
+        const run = this.source.run(runId);
+        items.set(runId, (item = run === null ? null : this.item(run)));
+      }
+      return item;
+    };
     const agents = await Promise.all(
       this.source.agents().map(async (agent) => {
-        const run = agent.runId === null ? null : this.source.run(agent.runId);
-        const item = run === null ? null : await this.item(run);
+        const item = agent.runId === null ? null : await itemOf(agent.runId);
         return {
           name: agent.name,
           state: agent.state,

@@ -253,3 +253,67 @@ test('a version-0 run.json (before the lifecycle) still loads, and a broken one 
   await life.machineFinished('20261130-031502-bbbbbb', 'ryzen', 'completed', null, { lines: { whole: 43 }, samples: 42 });
   assert.equal(life.get('20261130-031502-bbbbbb').state, 'delivering');
 });
+
+/** A real store that counts its saves and can hold one in flight until released. */
+class WatchedStore extends RunStore {
+  saves = 0;
+  private held: { entered: () => void; release: Promise<void> } | null = null;
+
+  /** The next save waits for `release`; resolves once it has begun. */
+  holdNext(release: Promise<void>): Promise<void> {
+    return new Promise((entered) => (this.held = { entered, release }));
+  }
+
+  override async saveRun(run: Parameters<RunStore['saveRun']>[0]): Promise<void> {
+    this.saves++;
+    const held = this.held;
+    this.held = null;
+    if (held) {
+      held.entered();
+      await held.release;
+    }
+    await super.saveRun(run);
+  }
+}
+
+test('progress is not run state: a thousand progress events write no run.json, every copy shows the latest at once, and followers get one coalesced announcement', async () => {
+  const store = new WatchedStore(await mkdtemp(join(tmpdir(), 'benchfleet-life-')));
+  let announced: RunSummary[] = [];
+  let onAnnounce = (): void => undefined;
+  const life = new RunLifecycle(store, (run) => {
+    announced.push(run);
+    onAnnounce();
+  });
+  const runId = await running(life, ['a', 'b']);
+  const saves = store.saves;
+  announced = [];
+  const coalesced = new Promise<void>((resolve) => (onAnnounce = resolve));
+  for (let i = 1; i <= 1000; i++) await life.progress(runId, 'a', i, 2000, i < 1000 ? 'waiting for the timing lock' : null);
+  assert.equal(store.saves, saves, 'no save for progress without a transition');
+  assert.deepEqual(life.get(runId).machines['a'], { state: 'running', done: 1000, total: 2000, lines: {}, message: null });
+  await coalesced;
+  assert.equal(announced.length, 1);
+  assert.equal(announced[0]?.machines['a']?.done, 1000);
+  // The next transition saves the progress with it.
+  await life.machineExpired(runId, 'b', 'gone');
+  const saved = JSON.parse(await readFile(join(store.runDir(runId), 'run.json'), 'utf8')) as { machines: Record<string, { done: number; total: number }> };
+  assert.deepEqual([saved.machines['a']?.done, saved.machines['a']?.total], [1000, 2000]);
+  await life.close();
+});
+
+test('a line count written while a save of the run is in flight is kept, in copies and in the next save (it used to be lost with the older copy)', async () => {
+  const store = new WatchedStore(await mkdtemp(join(tmpdir(), 'benchfleet-life-')));
+  const life = new RunLifecycle(store, () => undefined);
+  const runId = await running(life, ['a', 'b']);
+  let release = (): void => undefined;
+  const entered = store.holdNext(new Promise<void>((r) => (release = r)));
+  const expiring = life.machineExpired(runId, 'b', 'gone');
+  await entered;
+  life.linesWritten(runId, 'a', 'pages', 46);
+  release();
+  await expiring;
+  assert.deepEqual(life.get(runId).machines['a']?.lines, { pages: 46 });
+  await life.cancel(runId, 'stop');
+  const saved = JSON.parse(await readFile(join(store.runDir(runId), 'run.json'), 'utf8')) as { machines: Record<string, { lines: Record<string, number> }> };
+  assert.deepEqual(saved.machines['a']?.lines, { pages: 46 });
+});

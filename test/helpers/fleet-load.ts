@@ -84,7 +84,10 @@ async function dashboardSession(dashboardUrl: string, token: string): Promise<st
 }
 
 function startCoordinator(dir: string, token: string, listen: string): Proc {
-  return startBenchfleet(['coordinator', '--listen', listen, '--data', join(dir, 'coordinator'), '--dashboard', '127.0.0.1:0'], { BENCHFLEET_TOKEN: token, BENCHFLEET_LOG: process.env['FLEET_LOG'] ?? 'warn' });
+  // FLEET_PROFILE_DIR: write a CPU profile of the coordinator there (node --cpu-prof; exec keeps the pid).
+  const profile = process.env['FLEET_PROFILE_DIR'];
+  const wrapper = profile ? ['sh', '-c', `exec "$0" --cpu-prof --cpu-prof-dir=${profile} "$@"`] : [];
+  return startBenchfleet(['coordinator', '--listen', listen, '--data', join(dir, 'coordinator'), '--dashboard', '127.0.0.1:0'], { BENCHFLEET_TOKEN: token, BENCHFLEET_LOG: process.env['FLEET_LOG'] ?? 'warn' }, undefined, wrapper);
 }
 
 /** Play the load; resolves with the figures (problems listed, never thrown: the caller decides). */
@@ -112,7 +115,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     await fleet.allConnected(Math.min(left(), 120_000));
     const connectMs = Math.max(...fleet.figures.connectedAt.values()) - t0;
     log(`${options.machines} agents connected in ${(connectMs / 1000).toFixed(1)} s`);
-    control = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
+    control = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token, timeoutMs: 60_000 });
     const { plan, samples } = loadPlan(options.samplesPerMachine);
     log('control connected'); const startAt = performance.now();
     const { runId } = unwrap(await request<ControlToCoordinator, 'run:start'>(control, 120_000, 'run:start', { planText: `${JSON.stringify(plan)}\n`, machines: fleet.names }));
@@ -177,24 +180,30 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       await coordinator.waitFor(/listening on/, 60_000);
       dashboardUrl = (await coordinator.waitFor(/dashboard on (http:\/\/[^/\s]+)/, 60_000))[1] as string;
       cookie = await dashboardSession(dashboardUrl, token);
-      control = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
+      control = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token, timeoutMs: 60_000 });
       log('coordinator restarted; agents reconnect and resend from its files');
     }
 
+    // Followed on a connection of its own, so the report cannot be missed between two polls.
     const reported = new Promise<number>((resolve, reject) => {
-      const wait = async (): Promise<void> => {
-        // Followed on its own connection, so the report cannot be missed between two polls.
-        const follower = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
-        const timer = setTimeout(() => reject(new Error(`no report of run ${runId} in time`)), left());
-        follower.on('run:report', (report) => {
-          if (report.runId !== runId) return;
-          clearTimeout(timer);
-          follower.close();
-          resolve(Date.now());
-        });
-        unwrap(await request<ControlToCoordinator, 'run:follow'>(follower, 60_000, 'run:follow', runId));
+      const timer = setTimeout(() => reject(new Error(`no report of run ${runId} in time`)), left());
+      timer.unref();
+      const follow = async (): Promise<void> => {
+        for (;;) {
+          const follower = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token, timeoutMs: 60_000 });
+          follower.on('run:report', (report) => {
+            if (report.runId !== runId) return;
+            clearTimeout(timer);
+            follower.close();
+            resolve(Date.now());
+          });
+          const lost = new Promise<void>((r) => follower.once('disconnect', () => r()));
+          unwrap(await request<ControlToCoordinator, 'run:follow'>(follower, 120_000, 'run:follow', runId));
+          await lost;
+          if (Date.now() > deadline) return;
+        }
       };
-      wait().catch(reject);
+      follow().catch(reject);
     });
     await fleet.allDelivered(runId, left());
     const deliveredAt = Date.now();

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { scheduleSamples, type SampleSlot } from '../../agent/harness/schedule.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type MachineFacts, type RunAssignment } from '../../shared/protocol/events.ts';
@@ -68,6 +69,17 @@ export interface FleetFigures {
   /** Requests that got no answer in time (retried). */
   timeouts: number;
   connectedAt: Map<string, number>;
+}
+
+/** The environment row of one policy file, for `plan` on `machine`. */
+export function environmentLine(machine: string, policy: Policy, planSha256: string, plan: Pick<Plan, 'rounds' | 'repeats' | 'jobs' | 'seed' | 'schedule'>): string {
+  return JSON.stringify(environmentRecord({ machine, policy, planSha256, rounds: plan.rounds, repeats: plan.repeats, jobs: plan.jobs, seed: plan.seed, schedule: plan.schedule, startedAt: new Date().toISOString() }));
+}
+
+/** The sample line of `slot` at `seq`, with made-up timings. */
+export function sampleLine(slot: SampleSlot, seq: number, repeats: number, jobs: number): string {
+  const wall = 1_000_000 + ((seq * 7919) % 100_000);
+  return JSON.stringify(sampleRecord({ seq, kernel: slot.kernel, arm: slot.arm, round: slot.round, order: slot.order, policy: slot.policy, jobs, walls: Array.from({ length: repeats }, (_, i) => wall + i) }));
 }
 
 const facts = (name: string): MachineFacts => ({
@@ -133,7 +145,7 @@ export class SimulatedAgent {
     const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });
     const run: SimRun = {
       runId: assignment.runId, planSha256: assignment.planSha256, slots, repeats: plan.repeats, jobs: plan.jobs, done: 0, files: new Map(), delivered: false, finishing: false,
-      environment: (policy) => JSON.stringify(environmentRecord({ machine: this.name, policy, planSha256: assignment.planSha256, rounds: plan.rounds, repeats: plan.repeats, jobs: plan.jobs, seed: plan.seed, schedule: plan.schedule, startedAt: new Date().toISOString() })),
+      environment: (policy) => environmentLine(this.name, policy, assignment.planSha256, plan),
     };
     this.runs.set(run.runId, run);
     return { ok: true, value: null };
@@ -149,9 +161,7 @@ export class SimulatedAgent {
         f = { policy: slot.policy, lines: [run.environment(slot.policy)], acked: 0, inFlight: false, sentAt: [Date.now()] };
         run.files.set(slot.policy, f);
       }
-      const seq = f.lines.length;
-      const wall = 1_000_000 + ((seq * 7919) % 100_000);
-      f.lines.push(JSON.stringify(sampleRecord({ seq, kernel: slot.kernel, arm: slot.arm, round: slot.round, order: slot.order, policy: slot.policy, jobs: run.jobs, walls: Array.from({ length: run.repeats }, (_, i) => wall + i) })));
+      f.lines.push(sampleLine(slot, f.lines.length, run.repeats, run.jobs));
       f.sentAt.push(Date.now());
       run.done++;
       made++;

@@ -1,0 +1,72 @@
+// Benchmark: one coordinator serves a fleet. N simulated agents (test/helpers/simulated-agent.ts)
+// speak the real protocol to a real coordinator process on 127.0.0.1 and stream one sample at a
+// time at the study's pace; the load generator (test/helpers/fleet-load.ts) prints ingest
+// samples/s, ack p50/p99/max, `status` and dashboard API latency during ingest, progress lag,
+// connect time, run:start time, coordinator peak RSS and CPU, last record -> report, and checks
+// every stored file exactly once. Fails loudly on any missing, duplicated or refused sample and
+// on a missed target.
+//
+//   npm run bench -- fleet-scale                         1,000 machines, 8 samples/s, 2 minutes
+//   FLEET_MACHINES=300 FLEET_KILL_AFTER_S=30 npm run bench -- fleet-scale
+//                                                        SIGKILL and restart the coordinator mid-ingest
+// Options (environment, or --machines N --pace N --samples N --duration S --kill-after S):
+// FLEET_MACHINES, FLEET_PACE (samples/s per machine), FLEET_SAMPLES (per machine; default pace x
+// duration), FLEET_DURATION_S, FLEET_KILL_AFTER_S.
+// Absolute times on a shared 2-core machine: print the load average beside them.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeFigures, runFleetLoad } from '../helpers/fleet-load.ts';
+
+const { values } = parseArgs({ options: { machines: { type: 'string' }, pace: { type: 'string' }, samples: { type: 'string' }, duration: { type: 'string' }, 'kill-after': { type: 'string' } }, strict: true });
+const num = (flag: string | undefined, env: string, fallback: number): number => {
+  const raw = flag ?? process.env[env];
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${env} (or its flag) must be a number, got ${raw}`);
+  return n;
+};
+const machines = num(values.machines, 'FLEET_MACHINES', 1000);
+const pace = num(values.pace, 'FLEET_PACE', 8);
+const duration = num(values.duration, 'FLEET_DURATION_S', 120);
+const samples = num(values.samples, 'FLEET_SAMPLES', Math.round(pace * duration));
+const killAfter = num(values['kill-after'], 'FLEET_KILL_AFTER_S', 0);
+
+const TARGETS = { ackP99Ms: 250, statusP99Ms: 250, dashboardP99Ms: 250, progressLagMs: 2000, connectMs: 10_000, rssMiB: 1024, runStartMs: 1000 };
+
+const dir = await mkdtemp(join(tmpdir(), 'bf-fleet-scale-'));
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+console.log(`fleet-scale: ${machines} machines x ${samples} samples at ${pace}/s${killAfter ? `, coordinator SIGKILLed after ${killAfter} s` : ''}; load average before: ${load()}`);
+try {
+  const f = await runFleetLoad({
+    dir,
+    machines,
+    pace,
+    samplesPerMachine: samples,
+    killAfterMs: killAfter * 1000,
+    timeoutMs: Math.max(600_000, (samples / pace) * 4000 + 300_000),
+    log: (line) => console.log(`  ${line}`),
+  });
+  for (const line of describeFigures(f)) console.log(line);
+  console.log(`load average after: ${load()}`);
+  const missed: string[] = [];
+  if (f.problems.length > 0) missed.push(`exactly once: ${f.problems.slice(0, 10).join('; ')}`);
+  if (f.refusals.length > 0) missed.push(`refused: ${f.refusals.slice(0, 10).join('; ')}`);
+  if (f.samples !== machines * Math.ceil(samples / 8) * 8) missed.push(`stored ${f.samples} samples, planned ${machines * Math.ceil(samples / 8) * 8}`);
+  if (f.runState !== 'completed') missed.push(`run ended ${f.runState}`);
+  if (!killAfter) {
+    if (f.ackMs.p99 > TARGETS.ackP99Ms) missed.push(`ack p99 ${f.ackMs.p99.toFixed(0)} ms > ${TARGETS.ackP99Ms}`);
+    if (f.statusMs.p99 > TARGETS.statusP99Ms) missed.push(`status p99 ${f.statusMs.p99.toFixed(0)} ms > ${TARGETS.statusP99Ms}`);
+    if (f.dashboardMs.p99 > TARGETS.dashboardP99Ms) missed.push(`dashboard API p99 ${f.dashboardMs.p99.toFixed(0)} ms > ${TARGETS.dashboardP99Ms}`);
+    if (f.progressLagMs > TARGETS.progressLagMs) missed.push(`progress lag ${f.progressLagMs.toFixed(0)} ms > ${TARGETS.progressLagMs}`);
+    if (f.connectMs > TARGETS.connectMs) missed.push(`connect ${f.connectMs.toFixed(0)} ms > ${TARGETS.connectMs}`);
+    if (f.runStartMs > TARGETS.runStartMs) missed.push(`run:start ${f.runStartMs.toFixed(0)} ms > ${TARGETS.runStartMs}`);
+  }
+  if (f.peakRssMiB > TARGETS.rssMiB) missed.push(`peak RSS ${f.peakRssMiB.toFixed(0)} MiB > ${TARGETS.rssMiB}`);
+  if (missed.length > 0) {
+    console.log(`MISSED:\n  ${missed.join('\n  ')}`);
+    process.exitCode = 1;
+  } else console.log('every target met');
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

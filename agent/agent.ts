@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
+import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
 import { checkIsolation, type HarnessLaunch, type HarnessOutcome, type IsolationOptions } from '../shared/harness-contract.ts';
 import { describeLoadWait, loadWaitToTell } from '../shared/load-wait-text.ts';
@@ -36,6 +37,8 @@ export interface AgentOptions extends IsolationOptions {
   maxLoadWaitSeconds?: number;
   /** Called with one line for the terminal (connection changes, runs). */
   onStatus?: (line: string) => void;
+  /** How long to wait for the answer to `run:finished` before sending it again (default FINISH_TIMEOUT_MS). */
+  finishTimeoutMs?: number;
 }
 
 /**
@@ -51,11 +54,23 @@ export const QUIET_WINDOW_MS = 1000;
  */
 const MAX_RESUMES_PER_LIFE = 3;
 
+/**
+ * `run:finished` without an answer in time (a coordinator busy with a thousand machines) is
+ * sent again after this wait, doubled each time up to FINISH_RETRY_MAX_MS, until answered:
+ * the coordinator takes the same end twice as once.
+ */
+export const FINISH_RETRY_FIRST_MS = 1000;
+export const FINISH_RETRY_MAX_MS = 60_000;
+/** How long the agent waits for the answer to `run:finished`. */
+export const FINISH_TIMEOUT_MS = 30_000;
+
 interface ActiveRun {
   status: SpoolStatus;
   streamer: RecordStreamer;
   child: HarnessChild | null;
   resumes: number;
+  /** The wait before `run:finished` is sent again when it got no answer (see FINISH_RETRY_FIRST_MS). */
+  finishRetryMs?: number;
 }
 
 export class Agent {
@@ -332,7 +347,8 @@ export class Agent {
       return;
     }
     try {
-      const ack = await request<AgentToCoordinator, 'run:finished'>(socket, 30_000, 'run:finished', finished);
+      const ack = await request<AgentToCoordinator, 'run:finished'>(socket, this.options.finishTimeoutMs ?? FINISH_TIMEOUT_MS, 'run:finished', finished);
+      run.finishRetryMs = undefined;
       if (!ack.ok) {
         log.warn(`run ${finished.runId}: coordinator did not take the end of the run: ${ack.message}`);
         run.streamer.resync();
@@ -344,7 +360,12 @@ export class Agent {
       this.runs.delete(run.status.runId);
       this.status(`run ${finished.runId}: every record delivered`);
     } catch (error) {
-      log.debug(`run ${finished.runId}: finishing interrupted: ${errorMessage(error)}`);
+      // No answer in time (a busy coordinator) or the link dropped: send it again with backoff
+      // until it is answered; a reconnect also pumps, and a second answer changes nothing.
+      const wait = run.finishRetryMs ?? FINISH_RETRY_FIRST_MS;
+      run.finishRetryMs = Math.min(wait * 2, FINISH_RETRY_MAX_MS);
+      log.info(`run ${finished.runId}: the end of the run got no answer (${errorMessage(error)}); sending it again in ${Math.round(wait / 1000)} s`);
+      setTimeout(() => background(log, `run ${finished.runId}: sending its end again`, () => this.pump(run)), wait).unref();
     }
   }
 }

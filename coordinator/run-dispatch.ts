@@ -355,7 +355,11 @@ export class RunDispatch {
       let run = this.lifecycle.get(runId);
       if (run.state === 'delivering') {
         try {
-          await writeDerivedFiles(dir, run);
+          // In worker threads; its progress shows in the run's `finalizing` (status, dashboard, followers).
+          await writeDerivedFiles(dir, run, (done, total) => {
+            this.lifecycle.finalizing(runId, done, total);
+            if (done === total || done % 50 === 0) log.info(`run ${runId}: ${done} of ${total} raw files summarized`);
+          });
         } catch (error) {
           log.error(`run ${runId}: could not write summaries and report: ${errorMessage(error)}`);
         }

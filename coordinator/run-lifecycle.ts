@@ -81,7 +81,7 @@ export interface FinishedFiles {
  * A reader's copy of `run` with what is live beside it: line counts always (the files are the
  * truth and only grow), progress and waiting reasons for machines that have not ended.
  */
-function copy(run: StoredRun, live?: ReadonlyMap<string, LiveMachine>): RunSummary {
+function copy(run: StoredRun, live?: ReadonlyMap<string, LiveMachine>, finalizing?: { done: number; total: number }): RunSummary {
   const machines: RunSummary['machines'] = {};
   for (const [name, m] of Object.entries(run.machines)) {
     const l = live?.get(name);
@@ -96,7 +96,9 @@ function copy(run: StoredRun, live?: ReadonlyMap<string, LiveMachine>): RunSumma
       ...(why ? { waiting: why } : {}),
     };
   }
-  return { runId: run.runId, state: run.state, after: run.after, createdAt: run.createdAt, planSha256: run.planSha256, cancelledAt: run.cancelledAt, machines };
+  const summary: RunSummary = { runId: run.runId, state: run.state, after: run.after, createdAt: run.createdAt, planSha256: run.planSha256, cancelledAt: run.cancelledAt, machines };
+  if (finalizing && run.state === 'delivering') summary.finalizing = { ...finalizing };
+  return summary;
 }
 
 export class RunLifecycle {
@@ -115,6 +117,8 @@ export class RunLifecycle {
   /** Runs with a progress announcement scheduled, and runs with a lazy save scheduled. */
   private readonly announceTimers = new Map<string, NodeJS.Timeout>();
   private readonly saveTimers = new Map<string, NodeJS.Timeout>();
+  /** Per delivering run: its raw files summarized so far, of all (in memory only). */
+  private readonly finalizeProgress = new Map<string, { done: number; total: number }>();
 
   constructor(store: RunStore, announce: Announce, now: () => Date = () => new Date()) {
     this.store = store;
@@ -231,7 +235,7 @@ export class RunLifecycle {
   }
 
   private summary(run: StoredRun): RunSummary {
-    return copy(run, this.live.get(run.runId));
+    return copy(run, this.live.get(run.runId), this.finalizeProgress.get(run.runId));
   }
 
   /**
@@ -340,17 +344,21 @@ export class RunLifecycle {
     timers.delete(runId);
   }
 
+  /** One announcement of the run within PROGRESS_ANNOUNCE_MS, however many changes ask for it. */
+  private announceSoon(runId: string): void {
+    if (this.announceTimers.has(runId)) return;
+    const timer = setTimeout(() => {
+      this.announceTimers.delete(runId);
+      const run = this.runs.get(runId);
+      if (run) this.announce(this.summary(run));
+    }, PROGRESS_ANNOUNCE_MS);
+    // Not unref'd: a quarter of a second, and followers are owed this announcement.
+    this.announceTimers.set(runId, timer);
+  }
+
   /** Progress changed without a transition: announce it soon (coalesced), save it later. */
   private progressChanged(runId: string): void {
-    if (!this.announceTimers.has(runId)) {
-      const timer = setTimeout(() => {
-        this.announceTimers.delete(runId);
-        const run = this.runs.get(runId);
-        if (run) this.announce(this.summary(run));
-      }, PROGRESS_ANNOUNCE_MS);
-      // Not unref'd: a quarter of a second, and followers are owed this announcement.
-      this.announceTimers.set(runId, timer);
-    }
+    this.announceSoon(runId);
     if (!this.saveTimers.has(runId)) {
       const timer = setTimeout(() => {
         this.saveTimers.delete(runId);
@@ -457,6 +465,13 @@ export class RunLifecycle {
     return Promise.resolve();
   }
 
+  /** Finalization's progress: `done` of the run's `total` raw files summarized; announced like progress. */
+  finalizing(runId: string, done: number, total: number): void {
+    if (!this.runs.has(runId)) return;
+    this.finalizeProgress.set(runId, { done, total });
+    this.announceSoon(runId);
+  }
+
   /**
    * Whether the coordinator takes records of `machine` for `runId`: refused (RUN_NOT_WANTED) once
    * the machine has completed, failed or been cancelled, or while its run is still queued.
@@ -545,6 +560,7 @@ export class RunLifecycle {
 
   /** delivering -> final: summaries and report are written. The final state follows from the machines. */
   finish(runId: string): Promise<RunSummary> {
+    this.finalizeProgress.delete(runId);
     return this.change(runId, (run) => {
       if (run.state !== 'delivering') throw new BenchfleetError('ILLEGAL_TRANSITION', `run ${runId}: cannot finish from ${run.state}`);
       const states = Object.values(run.machines).map((m) => m.state);

@@ -171,6 +171,8 @@ export interface RunSummary {
   /** When a control client cancelled the run, if one did. */
   cancelledAt?: string | null;
   machines: Record<string, MachineRunState>;
+  /** While a delivering run's summaries are written: how many of its raw files are summarized (not stored). */
+  finalizing?: { done: number; total: number };
 }
 
 export type ControlToCoordinator = {

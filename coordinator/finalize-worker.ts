@@ -1,0 +1,26 @@
+// A worker thread of finalization: summarizes one raw file, or writes a run's report, per
+// message, so the statistics of a finished run (seconds per study-sized file) never run on
+// the coordinator's event loop, where agents wait for their acks and clients for `status`.
+// Paths come in the messages (a bundled worker cannot locate files through import.meta.url).
+import { writeFile } from 'node:fs/promises';
+import { parentPort } from 'node:worker_threads';
+import { buildReport, renderReport } from '../analysis/report/report.ts';
+import { summarizeRawFile } from '../analysis/summary/summarize.ts';
+import { writeSummary } from '../analysis/summary/summary-io.ts';
+import { errorMessage } from '../shared/errors.ts';
+
+export type FinalizeJob = { kind: 'summary'; raw: string; summary: string } | { kind: 'report'; machineDirs: string[]; out: string };
+
+export type FinalizeAnswer = { ok: true } | { ok: false; message: string };
+
+async function run(job: FinalizeJob): Promise<void> {
+  if (job.kind === 'summary') await writeSummary(job.summary, await summarizeRawFile(job.raw));
+  else await writeFile(job.out, renderReport(await buildReport(job.machineDirs, {}), 'markdown'));
+}
+
+parentPort?.on('message', (job: FinalizeJob) => {
+  run(job).then(
+    () => parentPort?.postMessage({ ok: true } satisfies FinalizeAnswer),
+    (error: unknown) => parentPort?.postMessage({ ok: false, message: errorMessage(error) } satisfies FinalizeAnswer),
+  );
+});

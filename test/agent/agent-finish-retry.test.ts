@@ -1,0 +1,62 @@
+// The agent sends `run:finished` again until it is answered: a coordinator that lets the first
+// one go unanswered (busy, or the answer lost) still gets the run's end, and the run completes
+// instead of waiting for the agent's next reconnect.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Server } from 'socket.io';
+import { Agent } from '../../agent/agent.ts';
+import { io } from 'socket.io-client';
+import type { ControlSocket } from '../../cli/control-client.ts';
+import { AGENT_NAMESPACE, CONTROL_NAMESPACE, PROTOCOL_VERSION } from '../../shared/protocol/events.ts';
+import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
+import { startRun, waitForRunReport } from '../fleet/fleet-helpers.ts';
+import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+
+test('a run:finished that gets no answer is sent again with backoff, and the run completes', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-finish-retry-'));
+  process.env['BENCHFLEET_LOCK_FILE'] = join(dir, 'timing.lock');
+  const coordinator = await startTestCoordinator({ dataDir: join(dir, 'coordinator') });
+  // The first run:finished is swallowed before the coordinator sees it: no answer ever comes.
+  let swallowed = 0;
+  const server = (coordinator.coordinator as unknown as { io: Server }).io;
+  server.of(AGENT_NAMESPACE).on('connection', (socket) => {
+    socket.use(([event], next) => {
+      if (event === 'run:finished' && swallowed === 0) {
+        swallowed++;
+        return;
+      }
+      next();
+    });
+  });
+  // Connections of their own (forceNew): socket.io-client otherwise shares one per URL between
+  // the agent's namespace and the control namespace of this one process.
+  const controls: ControlSocket[] = [];
+  const newControl = async (): Promise<ControlSocket> => {
+    const socket: ControlSocket = io(`${coordinator.url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: upgradeHeaders(coordinator.token), transports: ['websocket'], forceNew: true, reconnection: false });
+    controls.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    return socket;
+  };
+  const control = await newControl();
+  const agent = new Agent({ coordinator: coordinator.url, name: 'retrier', token: coordinator.token, stateDir: join(dir, 'agent'), finishTimeoutMs: 2000 });
+  const served = agent.run();
+  try {
+    for (let i = 0; i < 600 && !coordinator.coordinator.agentList().some((a) => a.name === 'retrier' && a.state === 'idle'); i++) await new Promise((r) => setTimeout(r, 100));
+    const { runId } = await startRun(control, { name: 'finish retry', kernels: ['xxhash32'], arms: ['native', 'workers-1-batched'], policies: ['pages'], rounds: 1, repeats: 1, jobs: 2, seed: 1, schedule: 'sequential' }, ['retrier']);
+    const run = await waitForRunReport({ control: newControl }, runId, 120_000);
+    assert.equal(swallowed, 1, 'the first end was swallowed');
+    assert.equal(run.state, 'completed');
+    assert.equal(run.machines['retrier']?.state, 'completed');
+  } finally {
+    for (const c of controls) c.close();
+    agent.stop();
+    await served.catch(() => undefined);
+    await coordinator.close();
+  }
+});

@@ -1,0 +1,53 @@
+// Benchmark: `compare --arm all` over 10 full-study runs (2 machines x 4 policies x 21 kernels
+// x 17 arms x 7 rounds x 4 repeats: 2,499 samples per file, 199,920 samples) and `compare` of
+// one arm, through the real command (loading, grouping, every figure, rendering). The runs
+// are synthetic with known structure (test/helpers/synthetic-raw.ts), written once to a temp
+// folder. Targets (issue 20): --arm all <= 20 s, one arm <= 3 s on the 2-core machine.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ARM_NAMES } from '../../shared/arms.ts';
+import { POLICIES } from '../../shared/policies.ts';
+import { toJsonl } from '../helpers/raw-records.ts';
+import { runCli } from '../helpers/run-cli.ts';
+import { syntheticRun } from '../helpers/synthetic-raw.ts';
+
+const ALL_TARGET_S = 20;
+const ONE_TARGET_S = 3;
+const kernels = Array.from({ length: 21 }, (_, i) => `kernel-${String(i + 1).padStart(2, '0')}`);
+const dir = await mkdtemp(join(tmpdir(), 'bf-compare-bench-'));
+let missed = false;
+try {
+  const runs: string[] = [];
+  for (let run = 0; run < 10; run++) {
+    const runDir = join(dir, `run-${run + 1}`);
+    runs.push(runDir);
+    for (const machine of ['ryzen', 'm2pro']) {
+      await mkdir(join(runDir, machine), { recursive: true });
+      for (const [p, policy] of POLICIES.slice(0, 4).entries()) {
+        const records = syntheticRun({ seed: run * 100 + p * 10 + machine.length, machine, policy, kernels, arms: ARM_NAMES, rounds: 7, repeats: 4, shift: ((run % 3) - 1) * 0.01 });
+        await writeFile(join(runDir, machine, `${policy}.jsonl`), toJsonl(records));
+      }
+    }
+  }
+  for (const [label, args, target] of [
+    ['--arm all', ['--arm', 'all'], ALL_TARGET_S],
+    ['one arm (the default)', [], ONE_TARGET_S],
+  ] as const) {
+    const start = performance.now();
+    const result = await runCli(['compare', ...runs, ...args, '--json']);
+    const seconds = (performance.now() - start) / 1000;
+    if (result.code !== 0) throw new Error(`compare ${label} exited ${result.code}: ${result.stderr}`);
+    const groups = (JSON.parse(result.stdout) as { groups: unknown[] }).groups.length;
+    console.log(`compare ${label} over 10 full-study runs (${groups} groups): ${seconds.toFixed(1)} s; target <= ${target} s`);
+    if (seconds > target) missed = true;
+  }
+  console.log(`load average: ${(await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').trim()}`);
+  if (missed) {
+    console.log('  MISSED a target');
+    process.exitCode = 1;
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -4,7 +4,8 @@
 // unstable beyond margin, inconclusive, failed), Kalibera &
 // Jones' variance components and recommended repetitions. `--fail-on` makes it a CI gate.
 import type { CommandModule } from 'yargs';
-import { buildComparison, DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../analysis/compare/compare.ts';
+import { buildComparisonOnThreads } from '../compare-threads.ts';
+import { DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../analysis/compare/compare.ts';
 import type { CompareGroup, Comparison } from '../../analysis/compare/compare-types.ts';
 import { RUN_EFFECT_VERDICTS } from '../../analysis/statistics/run-effect.ts';
 import { loadRuns } from '../../analysis/compare/compare-load.ts';
@@ -109,7 +110,7 @@ export const compareCommand: CommandModule<object, Args> = {
     const format: CompareFormat = chosen[0] ?? (process.stdout.isTTY === true ? 'text' : 'markdown');
     const skipped: string[] = [];
     const runs = await loadRuns(args.runs, args.data, skipped);
-    const comparison = buildComparison(runs, {
+    const comparison = await buildComparisonOnThreads(runs, {
       seed: args.seed,
       resamples: args.resamples,
       target: args.target / 100,

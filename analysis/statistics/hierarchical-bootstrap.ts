@@ -49,13 +49,16 @@ export function hierarchicalMedian(runs: readonly (readonly number[])[], setting
     return draw;
   };
   const pickRun = drawer(runs.length);
+  // Each run's drawer looked up once (the closures are made here, before any draw, so the
+  // stream of draws is the same as looking them up on the way).
+  const pickRounds = runs.map((r) => drawer(r.length));
   for (let b = 0; b < settings.resamples; b++) {
     counts.fill(0);
     let size = 0;
     for (let r = 0; r < runs.length; r++) {
       const picked = pickRun();
       const at = positions[picked] as Int32Array;
-      const pickRound = drawer(at.length);
+      const pickRound = pickRounds[picked] as () => number;
       for (let i = 0; i < at.length; i++) {
         const position = at[pickRound()] as number;
         counts[position] = (counts[position] as number) + 1;

@@ -25,7 +25,7 @@ const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 let failed = false;
 const over = (rate: number, n: number) => rate > 0.05 + 3 * binomialSe(0.05, n);
 
-const R = reps(4000);
+const R = reps(2000);
 console.log(`Replicates: ${R} per cell unless said; binomial SE ${pct(binomialSe(0.05, R))} at 5%, ${pct(binomialSe(0.5, R))} at 50%. Rounds y_ij = ln 5 + a_i + b_ij, b_ij ~ N(0, sd^2), 7 rounds per run, margin ±5%, alpha 0.05.`);
 
 console.log('\nNo run effect (a_i = 0): share of verdicts: run effect (any of within margin / unstable / beyond margin), stable, inconclusive, beyond margin');
@@ -107,7 +107,7 @@ for (const [name, extra] of cases) {
 
 // End to end: synthetic raw files whose log speedup is ln 5 + a_i + b_ij - e_ijk, run shifts
 // a ~ N(0, 0.05^2), rounds b ~ N(0, 0.03^2), 5 repeats e ~ N(0, 0.02^2), 7 rounds.
-const coverageReps = reps(400);
+const coverageReps = reps(200);
 console.log(`\nCoverage of the true speedup 5 (95% nominal), ${coverageReps} repetitions per row, SE at 95%: ${pct(binomialSe(0.95, coverageReps))}; hierarchical bootstrap with 1,000 resamples`);
 console.log('| runs | across-run t interval | hierarchical bootstrap (diagnostic) | first run\'s within-run interval |');
 console.log('| --- | --- | --- | --- |');
@@ -129,7 +129,7 @@ for (const runs of [2, 3, 4, 5, 8, 10]) {
   console.log(`| ${runs} | ${pct(t / coverageReps)} | ${pct(h / coverageReps)} | ${pct(w / coverageReps)} |`);
 }
 
-const withinReps = reps(20_000);
+const withinReps = reps(10_000);
 console.log(`\nOrder-statistic within-run interval for the median (asked: 95%), normal rounds, ${withinReps} repetitions`);
 console.log('| rounds | ends | stated coverage | measured |');
 console.log('| --- | --- | --- | --- |');

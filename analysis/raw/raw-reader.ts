@@ -5,30 +5,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BenchfleetError } from '../../shared/errors.ts';
-import type { EnvironmentRecord, SampleRecord } from '../../shared/records.ts';
+import type { EnvironmentRecord } from '../../shared/records.ts';
 import { planMismatch, validateEnvironment, validateSample } from '../../shared/record-validate.ts';
-import { supersedeInterrupted, type RedoneRound, type SegmentStart } from './segments.ts';
-import type { Problem, SummarySource } from '../summary/summary-types.ts';
-
-export interface LineSample {
-  /** 1-based line of the raw file (or position in the list of lines given). */
-  line: number;
-  record: SampleRecord;
-}
-
-export interface ParsedRaw {
-  environment: EnvironmentRecord | null;
-  /** The samples the analysis uses: complete rounds only (see `superseded`). */
-  samples: LineSample[];
-  /** Samples of rounds a restart interrupted and a later segment redid (docs/records.md); kept out of every figure. */
-  superseded: LineSample[];
-  redone: RedoneRound[];
-  /** The environment rows of resumed segments (segment 1 on); empty for a run that was never resumed. */
-  segments: SegmentStart[];
-  problems: Problem[];
-  /** Lines read, the environment row included (blank lines excluded). */
-  lines: number;
-}
+import { supersedeInterrupted } from './segments.ts';
+import type { LineSample, ParsedRaw, Problem, RawSource, SegmentStart } from './raw-types.ts';
 
 /**
  * Validates raw lines: each entry is one JSONL line as text or an already parsed value. Line 1
@@ -131,7 +111,7 @@ export function parseRawText(text: string): ParsedRaw {
 
 export interface RawFile {
   parsed: ParsedRaw;
-  source: SummarySource;
+  source: RawSource;
 }
 
 /** Reads and validates a raw file; throws a one-line error when it cannot be read at all. */

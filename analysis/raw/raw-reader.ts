@@ -2,9 +2,9 @@
 // becomes a Problem naming the line, and the rest of the file is still used, because a run
 // that lost its last line to a crash still has 2,498 good samples.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BenchfleetError } from '../../shared/errors.ts';
+import { readJsonlFile, splitJsonl, type JsonlFile } from '../../shared/jsonl-file.ts';
 import type { EnvironmentRecord } from '../../shared/records.ts';
 import { planMismatch, validateEnvironment, validateSample } from '../../shared/record-validate.ts';
 import { supersedeInterrupted } from './segments.ts';
@@ -102,11 +102,10 @@ export function parseRawLines(lines: readonly unknown[], truncatedLast = false):
 
 /** Splits JSONL text into lines (LF or CRLF) and validates them. */
 export function parseRawText(text: string): ParsedRaw {
-  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  const endsWithNewline = text.endsWith('\n');
-  // A file ending in a newline splits into one empty last entry, which is not a line.
-  if (endsWithNewline) lines.pop();
-  return parseRawLines(lines, !endsWithNewline);
+  const { lines, torn } = splitJsonl(text);
+  // A torn last line is kept, to be reported as the truncation it is.
+  const all = torn === '' ? lines : [...lines, torn];
+  return parseRawLines(all.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)), torn !== '');
 }
 
 export interface RawFile {
@@ -114,18 +113,16 @@ export interface RawFile {
   source: RawSource;
 }
 
+/** The validated records of a raw file as read, and where they came from (`path`'s name, size and SHA256). */
+export function parseRawFile(path: string, file: JsonlFile): RawFile {
+  const parsed = parseRawText(file.bytes.toString('utf8'));
+  const source = { file: basename(path), bytes: file.bytes.length, sha256: createHash('sha256').update(file.bytes).digest('hex'), lines: parsed.lines };
+  return { parsed, source };
+}
+
 /** Reads and validates a raw file; throws a one-line error when it cannot be read at all. */
 export async function readRawFile(path: string): Promise<RawFile> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new BenchfleetError('FILE_NOT_FOUND', `no such raw file: ${path}`);
-    if (code === 'EISDIR') throw new BenchfleetError('FILE_UNREADABLE', `${path} is a folder; give a raw .jsonl file`);
-    throw new BenchfleetError('FILE_UNREADABLE', `cannot read ${path}: ${code ?? String(error)}`);
-  }
-  const parsed = parseRawText(bytes.toString('utf8'));
-  const source = { file: basename(path), bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), lines: parsed.lines };
-  return { parsed, source };
+  const file = await readJsonlFile(path);
+  if (file === null) throw new BenchfleetError('FILE_NOT_FOUND', `no such raw file: ${path}`);
+  return parseRawFile(path, file);
 }

@@ -8,7 +8,7 @@ import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { harnessSourceFiles, harnessSourceSha256, REPOSITORY_ROOT } from '../../agent/harness/source-hash.ts';
-import { relativeImports } from '../../agent/harness/import-graph.ts';
+import { importGraph, relativeImports } from '../../agent/harness/import-graph.ts';
 
 test('the hashed set is the harness import graph: entry, worker scripts, records and kernel specs, nothing of analysis, coordinator, cli or the wire protocol', () => {
   const files = harnessSourceFiles();
@@ -18,6 +18,13 @@ test('the hashed set is the harness import graph: entry, worker scripts, records
   const outside = files.filter((f) => /^(analysis|coordinator|cli|web|test|shared\/protocol)\//.test(f) || f === 'shared/record-validate.ts' || f === 'shared/token-file.ts');
   assert.deepEqual(outside, []);
   assert.deepEqual(files, [...files].sort(), 'sorted by path');
+});
+
+test('every module the harness command uses from below the CLI is hashed (HARNESS_ENTRIES follows the harness main wherever it lives)', () => {
+  const used = (importGraph(REPOSITORY_ROOT, ['cli/commands/harness.ts']).get('cli/commands/harness.ts') ?? []).filter((f) => !f.startsWith('cli/'));
+  assert.ok(used.some((f) => f.startsWith('agent/harness/')), `the harness command imports the harness: ${used.join(', ')}`);
+  const hashed = new Set(harnessSourceFiles());
+  assert.deepEqual(used.filter((f) => !hashed.has(f)), []);
 });
 
 test('editing an analysis file, a protocol file or an unimported harness file leaves the hash alone; editing shared/records.ts changes it', () => {

@@ -4,7 +4,7 @@
 // unstable beyond margin, inconclusive, failed), Kalibera &
 // Jones' variance components and recommended repetitions. `--fail-on` makes it a CI gate.
 import type { CommandModule } from 'yargs';
-import { buildComparisonOnThreads } from '../compare-threads.ts';
+import { buildComparisonOnThreads } from '../../analysis/compare/compare-threads.ts';
 import { DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../analysis/compare/compare.ts';
 import type { CompareGroup, Comparison } from '../../analysis/compare/compare-types.ts';
 import { RUN_EFFECT_VERDICTS } from '../../analysis/statistics/run-effect.ts';
@@ -14,7 +14,7 @@ import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts'
 import { BenchfleetError } from '../../shared/errors.ts';
 import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
 import { EXIT_GATE } from '../exit-codes.ts';
-import { checkResamples, checkSeed } from './analyze.ts';
+import { checkResamples, checkSeed } from '../analysis-options.ts';
 
 interface Args {
   runs: string[];

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { buildComparison, type RunInput } from '../../analysis/compare/compare.ts';
 import { parseRawLines } from '../../analysis/raw/raw-reader.ts';
 import { ARM_NAMES } from '../../shared/arms.ts';
-import { buildComparisonOnThreads } from '../../cli/compare-threads.ts';
+import { buildComparisonOnThreads } from '../../analysis/compare/compare-threads.ts';
 import { syntheticRun } from '../helpers/synthetic-raw.ts';
 
 test('the hierarchical bootstraps shared among two worker threads give exactly the one-thread comparison', async () => {

@@ -40,7 +40,11 @@ test('counting draws per sorted position gives exactly the medians of sorting ea
   const runs = [[5, 4.9, 5.2, 5.1, 4.8, 5.3, 5.05], [4.7, 4.75, 4.8, 4.6, 4.9, 4.85, 4.72], [5.5, 5.4, 5.6], [5.1, 5.0, 5.15, 5.2]];
   const rng = createRng(3, 4);
   const drawers = new Map<number, () => number>();
-  const drawer = (n: number) => drawers.get(n) ?? (drawers.set(n, uniformIndices(rng, n)).get(n));
+  const drawer = (n: number): (() => number) => {
+    let draw = drawers.get(n);
+    if (!draw) drawers.set(n, (draw = uniformIndices(rng, n)));
+    return draw;
+  };
   const pickRun = drawer(runs.length);
   const medians: number[] = [];
   for (let b = 0; b < settings.resamples; b++) {

@@ -4,14 +4,14 @@
 // bootstrap has its own seeded stream, so the figures are exactly buildComparison's.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../agent/harness/worker-script.ts';
-import { buildComparison, type CompareOptions, type DeferredHierarchical, type RunInput } from '../analysis/compare/compare.ts';
-import type { Comparison } from '../analysis/compare/compare-types.ts';
-import type { HierarchicalJobs, HierarchicalResults } from '../analysis/compare/hierarchical-worker.ts';
-import { groupHierarchical } from '../analysis/compare/compare-group.ts';
-import { BenchfleetError } from '../shared/errors.ts';
+import { workerScript } from '../../shared/worker-script.ts';
+import { buildComparison, type CompareOptions, type DeferredHierarchical, type RunInput } from './compare.ts';
+import type { Comparison } from './compare-types.ts';
+import type { HierarchicalJobs, HierarchicalResults } from './hierarchical-worker.ts';
+import { groupHierarchical } from './compare-group.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
 
-const WORKER = new URL('../analysis/compare/hierarchical-worker.ts', import.meta.url);
+const WORKER = new URL('./hierarchical-worker.ts', import.meta.url);
 /** Below this many groups a thread's start-up costs more than it saves. */
 const MIN_GROUPS_FOR_THREADS = 48;
 

@@ -6,7 +6,7 @@ import type { Rng } from '../../shared/prng.ts';
 import type { BootstrapSettings, Interval } from './interval.ts';
 import { median, percentile } from './quantile.ts';
 import { assertSortedSamples, sortSamples } from './sorted-samples.ts';
-import { uniformIndices } from './uniform-indices.ts';
+import { indexDrawers } from './uniform-indices.ts';
 
 /**
  * The median of all per-round values pooled over runs, with a two-sided percentile interval
@@ -42,12 +42,7 @@ export function hierarchicalMedian(runs: readonly (readonly number[])[], setting
   const out = new Float64Array(settings.resamples);
   // One index stream per distinct length, all from the same generator: deterministic for a
   // given seed and data.
-  const drawers = new Map<number, () => number>();
-  const drawer = (n: number): (() => number) => {
-    let draw = drawers.get(n);
-    if (!draw) drawers.set(n, (draw = uniformIndices(rng, n)));
-    return draw;
-  };
+  const drawer = indexDrawers(rng);
   const pickRun = drawer(runs.length);
   // Each run's drawer looked up once (the closures are made here, before any draw, so the
   // stream of draws is the same as looking them up on the way).

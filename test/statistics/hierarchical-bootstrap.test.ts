@@ -7,7 +7,7 @@ import { hierarchicalMedian } from '../../analysis/statistics/hierarchical-boots
 import { pairedMedianRatio } from '../../analysis/statistics/paired-bootstrap.ts';
 import { median, percentile } from '../../analysis/statistics/quantile.ts';
 import { sortSamples } from '../../analysis/statistics/sorted-samples.ts';
-import { uniformIndices } from '../../analysis/statistics/uniform-indices.ts';
+import { indexDrawers } from '../../analysis/statistics/uniform-indices.ts';
 
 const settings = { resamples: 2000, confidence: 0.95 };
 
@@ -39,12 +39,7 @@ test('counting draws per sorted position gives exactly the medians of sorting ea
   // its rounds as it has, sort everything drawn, take the median; runs of unequal lengths.
   const runs = [[5, 4.9, 5.2, 5.1, 4.8, 5.3, 5.05], [4.7, 4.75, 4.8, 4.6, 4.9, 4.85, 4.72], [5.5, 5.4, 5.6], [5.1, 5.0, 5.15, 5.2]];
   const rng = createRng(3, 4);
-  const drawers = new Map<number, () => number>();
-  const drawer = (n: number): (() => number) => {
-    let draw = drawers.get(n);
-    if (!draw) drawers.set(n, (draw = uniformIndices(rng, n)));
-    return draw;
-  };
+  const drawer = indexDrawers(rng);
   const pickRun = drawer(runs.length);
   const medians: number[] = [];
   for (let b = 0; b < settings.resamples; b++) {

@@ -69,11 +69,12 @@ export interface DeferredHierarchical {
 }
 
 /**
- * The comparison of the runs. With `deferred`, each group's diagnostic hierarchical bootstrap is
- * not computed but listed there (its `hierarchical` is NaN until the caller fills it in with
- * groupHierarchical's result), so that it can run on other threads: compare-parallel.ts.
+ * The comparison of the runs. With `defer`, each group's diagnostic hierarchical bootstrap is
+ * not computed but handed to it as the group is made (its `hierarchical` is NaN until the
+ * caller fills it in with groupHierarchical's result), so that other threads can work on it
+ * while this one goes on: compare-threads.ts.
  */
-export function buildComparison(inputs: readonly RunInput[], options: CompareOptions = {}, deferred?: DeferredHierarchical[]): Comparison {
+export function buildComparison(inputs: readonly RunInput[], options: CompareOptions = {}, defer?: (job: DeferredHierarchical, settings: CompareSettings) => void): Comparison {
   const settings: CompareSettings = {
     seed: options.seed ?? DEFAULT_BOOTSTRAP_SEED,
     resamples: options.resamples ?? DEFAULT_RESAMPLES,
@@ -132,7 +133,7 @@ export function buildComparison(inputs: readonly RunInput[], options: CompareOpt
   const order = orderOf([...members.values()].map((m) => m.key));
   const groups = [...members.values()]
     .sort((a, b) => order(a.key) - order(b.key))
-    .map(({ key, members: m }, i) => compareGroup(key, m, settings, deferred && ((perRound) => deferred.push({ group: i, key, perRound }))));
+    .map(({ key, members: m }, i) => compareGroup(key, m, settings, defer && ((perRound) => defer({ group: i, key, perRound }, settings))));
   return {
     format: COMPARISON_FORMAT,
     formatVersion: COMPARISON_FORMAT_VERSION,

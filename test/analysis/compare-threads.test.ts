@@ -19,5 +19,7 @@ test('the hierarchical bootstraps shared among two worker threads give exactly t
   assert.equal(one.groups.length, 64);
   const two = await buildComparisonOnThreads(inputs, options, 2);
   assert.deepEqual(two, one);
+  // A bad option fails the same way, and the workers still end.
+  await assert.rejects(buildComparisonOnThreads(inputs, { arm: 'native' }, 2), /--arm native compares native with itself/);
   assert.ok(two.groups.every((g) => Number.isFinite(g.hierarchical.lo) && g.hierarchical.lo <= g.hierarchical.hi));
 });

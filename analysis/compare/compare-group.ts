@@ -13,7 +13,7 @@ import { medianOf } from '../statistics/quantile.ts';
 import { recommendRepetitions } from '../statistics/repetition-plan.ts';
 import { runMeanInterval } from '../statistics/run-mean-interval.ts';
 import { roundDrift } from '../statistics/round-drift.ts';
-import { RUN_EFFECT_VERDICTS, runShifts, testRunEffect, type RunEffectTest } from '../statistics/run-effect.ts';
+import { runShifts, testRunEffect, type RunEffectTest } from '../statistics/run-effect.ts';
 import { varianceComponents } from '../statistics/variance-components.ts';
 import type { CompareGroup, CompareRun, CompareSettings, Verdict } from './compare-types.ts';
 import { sampleFailed } from '../../shared/record-validate.ts';
@@ -104,7 +104,7 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
   const totalFailures = failures.reduce((a, b) => a + b, 0);
   const withheld = totalFailures > 0 && !settings.includeFailed;
   const means = logRounds.map((r) => r.reduce((a, b) => a + b, 0) / r.length);
-  const shifts = runShifts(logRounds, settings.alpha, (RUN_EFFECT_VERDICTS as readonly string[]).includes(test.verdict));
+  const shifts = runShifts(logRounds, settings.alpha, test);
 
   const runs: CompareRun[] = members.map((m, i) => {
     const speedups = m.group.rounds.map((r) => r.native.wallNs / r.arm.wallNs);

@@ -54,6 +54,8 @@ export interface RunEffectTest {
   meansP: number | null;
   /** The pair that decides the verdict: the widest-apart pair (beyond the margin or the largest estimate), else null. */
   widest: PairShift | null;
+  /** Every pair's shift with its two-sided (1 - alpha/P) Moses interval, P pairs (the beyond-margin family); empty when no test can be made. */
+  pairs: PairShift[];
 }
 
 /** Below this spread (on the log scale, a relative 1e-9) the rounds of a run are taken as identical. */
@@ -124,7 +126,7 @@ function rankTest(runs: readonly (readonly number[])[]): { statistic: number; p:
 export function testRunEffect(runs: readonly (readonly number[])[], settings: RunEffectSettings): RunEffectTest {
   const k = runs.length;
   const method = k === 2 ? 'mann-whitney' : 'kruskal-wallis';
-  const none = (reason: string): RunEffectTest => ({ verdict: 'inconclusive', reason, method, statistic: null, df: Math.max(0, k - 1), p: null, meansP: null, widest: null });
+  const none = (reason: string): RunEffectTest => ({ verdict: 'inconclusive', reason, method, statistic: null, df: Math.max(0, k - 1), p: null, meansP: null, widest: null, pairs: [] });
   if (k < 2) return none('one run: run-to-run variation is unknown until another run is compared');
   if (runs.some((r) => r.length < 2)) return none('a run has fewer than two rounds, so its own variation is unknown');
   const spread = (r: readonly number[]) => Math.max(...r) - Math.min(...r);
@@ -137,6 +139,7 @@ export function testRunEffect(runs: readonly (readonly number[])[], settings: Ru
   let equivalent = true;
   let beyond: PairShift | null = null;
   let widest: PairShift | null = null;
+  const all: PairShift[] = [];
   for (let a = 0; a < k; a++) {
     for (let b = a + 1; b < k; b++) {
       const x = runs[a] as number[], y = runs[b] as number[];
@@ -144,12 +147,13 @@ export function testRunEffect(runs: readonly (readonly number[])[], settings: Ru
       const near = rankShift(x, y, alpha, d);
       if (!(near.lo > -h && near.hi < h)) equivalent = false;
       const far = { ...rankShift(x, y, alpha / (2 * pairs), d), a, b };
+      all.push(far);
       if ((far.lo > h || far.hi < -h) && (beyond === null || Math.abs(far.estimate) > Math.abs(beyond.estimate))) beyond = far;
       if (widest === null || Math.abs(far.estimate) > Math.abs(widest.estimate)) widest = far;
     }
   }
   const significant = p < alpha;
-  const base = { method, statistic, df: k - 1, p, meansP } as const;
+  const base = { method, statistic, df: k - 1, p, meansP, pairs: all } as const;
   if (beyond !== null) return { ...base, verdict: 'unstable-beyond-margin', reason: 'two runs are shown to differ by more than the margin', widest: beyond };
   if (equivalent) {
     return significant
@@ -167,20 +171,17 @@ export interface RunShift {
   standsOut: boolean;
 }
 
-/** Each run against the rest, for showing which runs differ (the verdict does not use these). */
-export function runShifts(runs: readonly (readonly number[])[], alpha: number, found: boolean): RunShift[] {
+/** Each run against the rest, for showing which runs differ (the verdict does not use these); `test` is testRunEffect's answer on the same runs. */
+export function runShifts(runs: readonly (readonly number[])[], alpha: number, test: RunEffectTest): RunShift[] {
   const k = runs.length;
   if (k < 2 || runs.some((r) => r.length < 2)) return [];
   const differsFrom = new Array<number>(k).fill(0);
-  if (k >= 3 && found) {
-    const level = alpha / (k * (k - 1));
-    for (let a = 0; a < k; a++) {
-      for (let b = a + 1; b < k; b++) {
-        const s = rankShift(runs[a] as number[], runs[b] as number[], level);
-        if (s.lo > 0 || s.hi < 0) {
-          differsFrom[a] = (differsFrom[a] as number) + 1;
-          differsFrom[b] = (differsFrom[b] as number) + 1;
-        }
+  if (k >= 3 && RUN_EFFECT_VERDICTS.includes(test.verdict)) {
+    // The pairs' two-sided (1 - alpha/P) intervals, as the beyond-margin family has them.
+    for (const s of test.pairs) {
+      if (s.lo > 0 || s.hi < 0) {
+        differsFrom[s.a] = (differsFrom[s.a] as number) + 1;
+        differsFrom[s.b] = (differsFrom[s.b] as number) + 1;
       }
     }
   }

@@ -93,7 +93,8 @@ async function runHere(options: HarnessMainOptions): Promise<RunSummary> {
   if (!(options.lockWaitSeconds >= 0)) throw new BenchfleetError('USAGE', `--lock-wait must be a number of seconds >= 0, got ${options.lockWaitSeconds}`);
   // A resumed run continues the folder's files; the runner checks they are this plan's.
   if (!options.resume) prepareOutputDir(options.out);
-  // Watched from before the lock wait: an agent that dies while its harness waits ends that wait too.
+  // Watched from before the lock wait: an agent that dies while its harness waits ends that wait
+  // too; one that died while this process was starting stops it here, before it takes the lock.
   const unwatch = exitWithParent();
   const lock = await acquireTimingLock({
     what: `harness --plan ${options.plan}`,

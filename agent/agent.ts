@@ -6,12 +6,14 @@
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
+import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
 import { checkIsolation, type HarnessLaunch, type HarnessOutcome, type IsolationOptions } from '../shared/harness-contract.ts';
 import { describeLoadWait, loadWaitToTell } from '../shared/load-wait-text.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
-import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
+import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type Ack, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
+import { validateAssignment, validateRunId } from '../shared/protocol/validate.ts';
 import { HarnessChild } from './harness-child.ts';
 import { machineFacts } from './machine-facts.ts';
 import { request } from '../shared/protocol/request.ts';
@@ -123,7 +125,7 @@ export class Agent {
         socket.auth = { protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() };
         for (const run of this.runs.values()) {
           run.streamer.resync();
-          void this.pump(run);
+          background(log, `run ${run.status.runId}: delivering`, () => this.pump(run));
         }
       });
       this.stopped = () => {
@@ -143,13 +145,31 @@ export class Agent {
           this.checkAdmitted().catch((refused: unknown) => this.fatal?.(refused as Error));
         }
       });
-      socket.on('run:assign', (assignment, ack) => {
-        this.assigned(assignment).then(
-          () => ack({ ok: true, value: null }),
-          (error: unknown) => ack(toFailure(error)),
+      // What the coordinator sends passes a validator, as what the agent sends does there: a bad
+      // message is refused with the reason logged, never trusted.
+      socket.on('run:assign', (value: unknown, ack: unknown) => {
+        if (typeof ack !== 'function') {
+          log.warn(`refusing a run:assign without an acknowledgement: ${JSON.stringify(value)?.slice(0, 200)}`);
+          return;
+        }
+        const answer = ack as (result: Ack<null>) => void;
+        background(log, 'answering run:assign', () =>
+          Promise.resolve(value)
+            .then((v) => this.assigned(this.validAssignment(v)))
+            .then(
+              () => answer({ ok: true, value: null }),
+              (error: unknown) => answer(toFailure(error)),
+            ),
         );
       });
-      socket.on('run:cancel', (runId) => {
+      socket.on('run:cancel', (value: unknown) => {
+        let runId: string;
+        try {
+          runId = validateRunId(value, 'run:cancel runId');
+        } catch (error) {
+          log.warn(`refusing a run:cancel from the coordinator: ${errorMessage(error)}`);
+          return;
+        }
         const run = this.runs.get(runId);
         if (run?.child) {
           this.status(`run ${runId}: cancelled by the coordinator`);
@@ -187,6 +207,18 @@ export class Agent {
     this.socket?.close();
     // A socket that never connected (stopped during the spool scan) sends no disconnect.
     if (!wasConnected) this.stopped?.();
+  }
+
+  /** The assignment, checked: well formed, and addressed to this agent. */
+  private validAssignment(value: unknown): RunAssignment {
+    try {
+      const assignment = validateAssignment(value);
+      if (assignment.machine !== this.options.name) throw new BenchfleetError('PROTOCOL', `assignment.machine is ${assignment.machine}, not this agent (${this.options.name})`);
+      return assignment;
+    } catch (error) {
+      log.warn(`refusing a run:assign from the coordinator: ${errorMessage(error)}`);
+      throw error;
+    }
   }
 
   /**
@@ -328,7 +360,7 @@ export class Agent {
     }
     if (run.streamer.unacknowledged() > 0) {
       // A flush that failed while connected (a refused batch, an answer that never came) is retried.
-      setTimeout(() => void this.pump(run), 1000).unref();
+      setTimeout(() => background(log, `run ${run.status.runId}: delivering`, () => this.pump(run)), 1000).unref();
       return;
     }
     try {
@@ -336,7 +368,7 @@ export class Agent {
       if (!ack.ok) {
         log.warn(`run ${finished.runId}: coordinator did not take the end of the run: ${ack.message}`);
         run.streamer.resync();
-        setTimeout(() => void this.pump(run), 1000);
+        setTimeout(() => background(log, `run ${run.status.runId}: delivering`, () => this.pump(run)), 1000);
         return;
       }
       run.status.delivered = true;

@@ -331,12 +331,34 @@ export class Agent {
     if (outcome.kind === 'completed') finished = { runId, status: 'completed', lines };
     else if (outcome.kind === 'cancelled') finished = { runId, status: 'cancelled', lines, message: 'cancelled' };
     else if (outcome.kind === 'interrupted') finished = { runId, status: 'failed', lines, message: `harness stopped by ${outcome.why} ${run.resumes + 1} times` };
-    else finished = { runId, status: 'failed', lines, message: `harness failed: ${outcome.message}` };
+    else finished = { runId, status: 'failed', lines, message: this.onStateDisk(`harness failed: ${outcome.message}`) };
     run.status.state = 'finished';
     run.status.finished = finished;
-    await this.spool.save(run.status);
+    await this.saveStatus(run);
     this.status(`run ${runId}: ${finished.status}${finished.message && finished.message !== finished.status ? ` (${finished.message})` : ''}`);
     await this.pump(run);
+  }
+
+  /**
+   * A failure caused by a full --state disk says so, and where: the run's end is reported to the
+   * coordinator with it, so the run fails with a reason instead of showing "running" for ever.
+   */
+  private onStateDisk(message: string): string {
+    if (!/ENOSPC|no space left/i.test(message)) return message;
+    return `agent ${this.options.name}: no space left on its --state disk (${this.options.stateDir}): ${message}`;
+  }
+
+  /**
+   * Save a run's status.json, and go on from memory when that fails (a full --state disk): the
+   * run's end is still reported to the coordinator. A status left behind only means that a
+   * restarted agent offers the run again, and the coordinator answers that it is not wanted.
+   */
+  private async saveStatus(run: ActiveRun): Promise<void> {
+    try {
+      await this.spool.save(run.status);
+    } catch (error) {
+      log.warn(`run ${run.status.runId}: ${this.onStateDisk(`could not save status.json: ${errorMessage(error)}`)}; going on from memory`);
+    }
   }
 
   /** Send what is pending and, once a finished run is fully acknowledged, report its end. */
@@ -354,7 +376,7 @@ export class Agent {
     if (!finished || run.status.delivered || !socket.connected) return;
     if (!run.streamer.wanted) {
       run.status.delivered = true;
-      await this.spool.save(run.status);
+      await this.saveStatus(run);
       this.runs.delete(run.status.runId);
       return;
     }
@@ -372,7 +394,7 @@ export class Agent {
         return;
       }
       run.status.delivered = true;
-      await this.spool.save(run.status);
+      await this.saveStatus(run);
       this.runs.delete(run.status.runId);
       this.status(`run ${finished.runId}: every record delivered`);
     } catch (error) {

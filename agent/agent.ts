@@ -111,6 +111,9 @@ export class Agent {
   private serve(socket: Socket<CoordinatorToAgent, AgentToCoordinator>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.fatal = (error) => {
+        // Ending for good: the harness stops too (its run stays resumable in the spool).
+        this.stopping = true;
+        for (const run of this.runs.values()) run.child?.stop();
         socket.close();
         reject(error);
       };
@@ -134,7 +137,14 @@ export class Agent {
       };
       socket.on('disconnect', (reason) => {
         if (reason === 'io client disconnect') this.stopped?.();
-        else this.status(`disconnected from the coordinator (${reason}); reconnecting`);
+        else if (reason === 'io server disconnect') {
+          // The coordinator drops an agent only when another agent took its name (this one's link
+          // was down and did not answer its ping); socket.io never reconnects after that, and two
+          // agents must not share a name, so this one ends as for any other refusal.
+          const name = this.options.name;
+          this.status(`the coordinator gave the name ${name} to another agent; stopping`);
+          this.fatal?.(new BenchfleetError('NAME_IN_USE', `the coordinator gave the name "${name}" to another agent that connected while this agent's link was down; two agents must not share a name. This agent stops its harness; its run resumes when an agent with this --state connects as "${name}" again, else it fails at the coordinator's machine deadline`));
+        } else this.status(`disconnected from the coordinator (${reason}); reconnecting`);
       });
       socket.on('connect_error', (error) => {
         // The server's middleware refused us (token, duplicate name): retrying cannot help.

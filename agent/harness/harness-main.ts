@@ -5,6 +5,7 @@
 // With isolation options it re-executes itself under taskset / nice / a heap cap instead
 // (reexecuteHarness). The CLI only parses the flags and prints; nothing here prints a result.
 import { spawn } from 'node:child_process';
+import { kernelNames } from '../../kernels/catalog.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { harnessArgs, HARNESS_EXIT, checkIsolation, isolatedCommand, type HarnessLaunch, type IsolationOptions } from '../../shared/harness-contract.ts';
@@ -86,7 +87,7 @@ async function runHere(options: HarnessMainOptions): Promise<RunSummary> {
   }
   let plan;
   try {
-    plan = parsePlan(json);
+    plan = parsePlan(json, kernelNames());
   } catch (error) {
     throw new BenchfleetError('PLAN_INVALID', `${options.plan}: ${errorMessage(error)}`);
   }

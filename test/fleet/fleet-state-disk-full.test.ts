@@ -4,7 +4,6 @@
 // already delivered changes, and the coordinator holds exactly the spool's whole lines.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,10 +11,12 @@ import { unwrap } from '../../cli/control-client.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
+import { mountTmpfs, unmountTmpfs } from '../helpers/tmpfs.ts';
 import { fillFileSystem } from '../netns/netns-fleet.ts';
+import { fleetPlan } from '../helpers/test-plans.ts';
 import { createFleet, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 
-const PLAN = { name: 'state disk full', kernels: ['xxhash32', 'sha256'], arms: ['native', 'workers-1-batched'], policies: ['whole', 'pages'], rounds: 8, repeats: 2, jobs: 4, seed: 9, schedule: 'sequential' };
+const PLAN = fleetPlan('state disk full', { arms: ['native', 'workers-1-batched'], rounds: 8, seed: 9 });
 const POLICIES = ['whole', 'pages'] as const;
 
 let fleet: Fleet;
@@ -25,16 +26,15 @@ before(async () => {
   fleet = await createFleet();
   stateDir = join(fleet.dir, 'agents', 'cramped');
   mkdirSync(stateDir, { recursive: true });
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stateDir], { stdio: 'pipe' });
-  } catch (error) {
+  const problem = mountTmpfs(stateDir, '1m');
+  if (problem) {
     stateDir = '';
-    skip = `cannot mount a tmpfs here (needs root): ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`;
+    skip = problem;
   }
 });
 after(async () => {
   await fleet.stopAll();
-  if (stateDir) execFileSync('umount', ['-l', stateDir]);
+  if (stateDir) unmountTmpfs(stateDir);
 });
 
 test('an agent whose --state disk fills mid-run fails the run with the reason, and what it delivered stays as it was', { skip, timeout: 180_000 }, async (t) => {

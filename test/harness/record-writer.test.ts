@@ -10,20 +10,18 @@ import { join } from 'node:path';
 import { RecordWriter } from '../../agent/harness/record-writer.ts';
 import { isBenchfleetError } from '../../shared/errors.ts';
 import { sampleRecord } from '../helpers/raw-records.ts';
+import { mountTmpfs, unmountTmpfs } from '../helpers/tmpfs.ts';
 
 let mountPoint: string | null = null;
 let skip: string | false = false;
 before(() => {
   const dir = mkdtempSync(join(tmpdir(), 'bf-writer-tmpfs-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'pipe' });
-    mountPoint = dir;
-  } catch (error) {
-    skip = `cannot mount a tmpfs here (needs root): ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`;
-  }
+  const problem = mountTmpfs(dir, '64k');
+  if (problem) skip = problem;
+  else mountPoint = dir;
 });
 after(() => {
-  if (mountPoint) execFileSync('umount', ['-l', mountPoint]);
+  if (mountPoint) unmountTmpfs(mountPoint);
 });
 
 /** Samples of growing size, so that lines straddle the tmpfs's page boundaries. */

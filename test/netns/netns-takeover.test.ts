@@ -11,13 +11,14 @@ import { waitForLines } from '../helpers/file-waits.ts';
 import { waitForProcessGone } from '../helpers/processes.ts';
 import { waitForRunReport } from '../fleet/fleet-helpers.ts';
 import { netnsUnavailable } from './netns-network.ts';
-import { assertExactlyOnce, assertManifestVerifies, createNetnsFleet, startRun, type NetnsFleet, type NetnsPlan } from './netns-fleet.ts';
+import { fleetPlan } from '../helpers/test-plans.ts';
+import { assertExactlyOnce, assertManifestVerifies, createNetnsFleet, startRun, type NetnsFleet } from './netns-fleet.ts';
 
 const unavailable = await netnsUnavailable();
 const skip = unavailable ? `network namespaces unavailable: ${unavailable}` : false;
 
 /** Long enough that a is still measuring when its link comes back. */
-const PLAN: NetnsPlan = { name: 'netns takeover', kernels: ['xxhash32', 'sha256', 'crc32'], arms: ['native', 'workers-1-batched', 'taskpool-1-batched'], policies: ['whole', 'pages'], rounds: 6, repeats: 2, jobs: 4, seed: 13, schedule: 'sequential' };
+const PLAN = fleetPlan('netns takeover', { kernels: ['xxhash32', 'sha256', 'crc32'], rounds: 6, seed: 13 });
 /** --machine-deadline 0.006 h: 21.6 s, checked every 5.4 s. */
 const DEADLINE_HOURS = 0.006;
 const DEADLINE_MS = DEADLINE_HOURS * 3_600_000;

@@ -4,49 +4,26 @@
 // Needs root for `mount -t tmpfs`; skipped, saying so, where mounting is not possible.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { open, mkdtemp, readFile, rm, stat, truncate } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import type { AgentToCoordinator, ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { environmentRecord, sampleRecord } from '../helpers/raw-records.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 
 const PLAN = { name: 'disk full', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 60, repeats: 1, jobs: 1, seed: 1, schedule: 'sequential' };
 
 let mountPoint: string | null = null;
+let unmount: (() => void) | null = null;
 let skipReason: string | false = false;
 before(async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-tmpfs-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', dir], { stdio: 'pipe' });
-    mountPoint = dir;
-  } catch (error) {
-    skipReason = `cannot mount a tmpfs here (needs root): ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`;
-  }
+  const mounted = await mountTmpfs('256k');
+  if (mounted.ok) ({ dir: mountPoint, unmount } = mounted);
+  else skipReason = mounted.reason;
 });
-after(() => {
-  if (mountPoint) execFileSync('umount', ['-l', mountPoint]);
-});
-
-/** Fill the file system at `dir` completely, then free `free` bytes (rounded to pages by tmpfs). */
-async function fillLeaving(dir: string, free: number): Promise<string> {
-  const filler = join(dir, 'filler');
-  const handle = await open(filler, 'w');
-  const chunk = Buffer.alloc(4096, 1);
-  try {
-    for (;;) await handle.write(chunk);
-  } catch (error) {
-    assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
-  } finally {
-    await handle.close();
-  }
-  const { size } = await stat(filler);
-  await truncate(filler, size - free);
-  return filler;
-}
+after(() => unmount?.());
 
 test('a coordinator whose disk fills acknowledges only whole batches and takes the resent batch once space is freed', async (t) => {
   if (skipReason || !mountPoint) return t.skip(String(skipReason));

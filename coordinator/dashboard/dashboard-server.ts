@@ -17,7 +17,7 @@ import { ensureWebBundle, WEB_ASSETS } from '../../web/build.ts';
 import { CompareCache } from './compare-cache.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
 import type { DashboardSource } from './dashboard-source.ts';
-import { LoginLimiter } from './login-limiter.ts';
+import { LoginLimiter } from '../login-limiter.ts';
 import { RunViews } from './run-views.ts';
 import { decodeSegment } from '../request-path.ts';
 import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } from './sessions.ts';

@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE, writeManifest } from '../analysis/raw/manifest.ts';
 import { readRawFile } from '../analysis/raw/raw-reader.ts';
+import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
@@ -80,13 +81,13 @@ export class RunDispatch {
     for (const run of this.lifecycle.list()) {
       if (run.state === 'delivering') this.finalize(run.runId);
       // Stopped while sending its plans: the machines still waiting get theirs when their agents connect.
-      else if (run.state === 'assigned') void this.offerWaiting(run.runId).catch((error: unknown) => log.error(`run ${run.runId}: ${errorMessage(error)}`));
+      else if (run.state === 'assigned') background(log, `run ${run.runId}: sending its plans again`, () => this.offerWaiting(run.runId));
       else if (isTerminal(run.state) && !(await this.hasManifest(run.runId))) this.finalize(run.runId);
-      else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) void this.startQueuedAfter(run.after);
-      else if (run.state === 'queued' && !run.after) void this.assignRun(run.runId);
+      else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) background(log, `run ${run.runId}: starting after ${run.after}`, () => this.startQueuedAfter(run.after as string));
+      else if (run.state === 'queued' && !run.after) background(log, `run ${run.runId}: could not start`, () => this.assignRun(run.runId));
     }
     const every = Math.max(1000, Math.min(60_000, this.options.machineDeadlineMs / 4));
-    this.deadlineTimer = setInterval(() => void this.expireMachines(), every);
+    this.deadlineTimer = setInterval(() => background(log, 'machine deadlines', () => this.expireMachines()), every);
     this.deadlineTimer.unref();
   }
 

@@ -12,24 +12,8 @@ import { tokenChecker } from '../../coordinator/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import { confinedPath } from '../../coordinator/request-path.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { captureLog } from '../helpers/log-capture.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
-
-/** Lines written to stderr at level error while `work` runs (the logger writes there). */
-async function errorLines(work: () => Promise<void>): Promise<string[]> {
-  const lines: string[] = [];
-  const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    const text = String(chunk);
-    if (/^\S+ error /.test(text)) lines.push(text);
-    return (write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-  });
-  try {
-    await work();
-  } finally {
-    process.stderr.write = write;
-  }
-  return lines;
-}
 
 test('confinedPath keeps a relative path inside its folder and refuses one that leaves it', () => {
   assert.equal(confinedPath('/data/runs/r1', 'ryzen/pages.jsonl'), '/data/runs/r1/ryzen/pages.jsonl');
@@ -43,7 +27,8 @@ test('a malformed percent-escape in a path is a 400 without an error log line, o
   const fleet = await startTestCoordinator();
   const dashboard = await startDashboard(fleet.coordinator, { host: '127.0.0.1', port: 0 }, tokenChecker(fleet.token));
   try {
-    const logged = await errorLines(async () => {
+    const log = captureLog();
+    try {
       for (const path of ['/runs/%ZZ/files', '/runs/%E0%A4%A/files', '/runs/20260101-000000-abcdef/files/%ZZ']) {
         // No token at all: the path is refused before auth is asked.
         const answer = await fetch(`${fleet.url}${path}`);
@@ -59,8 +44,10 @@ test('a malformed percent-escape in a path is a 400 without an error log line, o
         assert.equal(answer.status, 400, path);
         assert.match(((await answer.json()) as { error: string }).error, /^malformed percent-encoding/);
       }
-    });
-    assert.deepEqual(logged, []);
+      assert.deepEqual(log.errors(), []);
+    } finally {
+      log.stop();
+    }
   } finally {
     await dashboard.close();
     await fleet.close();

@@ -15,7 +15,7 @@ import type { Policy } from '../shared/policies.ts';
 import type { BatchAck, ResumePoint, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import type { AgentRegistry } from './agent-registry.ts';
-import { REPORT_FILE, writeDerivedFiles } from './finalize-run.ts';
+import { REPORT_FILE, storageErrorCode, writeDerivedFiles } from './finalize-run.ts';
 import { RecordSink } from './record-sink.ts';
 import { newRunId } from './run-id.ts';
 import { RunLifecycle } from './run-lifecycle.ts';
@@ -23,6 +23,10 @@ import { isTerminal } from './run-schema.ts';
 import { RunStore } from './run-store.ts';
 
 const log = createLogger('coordinator:runs');
+
+/** A failed finalization is tried again after 1 s, then 2, 4... up to every 60 s. */
+const FINALIZE_RETRY_FIRST_MS = 1000;
+const FINALIZE_RETRY_MAX_MS = 60_000;
 
 /** The agents' side, as the dispatcher needs it: send an assignment, send a cancel. */
 export interface AgentLink {
@@ -50,6 +54,8 @@ export class RunDispatch {
   private readonly options: DispatchOptions;
   private readonly onReport: (report: { runId: string; markdown: string; dir: string }) => void;
   private readonly finalizing = new Map<string, Promise<void>>();
+  /** Finalizations that failed, waiting for their next attempt. */
+  private readonly retries = new Map<string, NodeJS.Timeout>();
   private deadlineTimer: NodeJS.Timeout | null = null;
   /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
   private readonly offering = new Set<string>();
@@ -93,6 +99,8 @@ export class RunDispatch {
 
   async close(): Promise<void> {
     if (this.deadlineTimer) clearInterval(this.deadlineTimer);
+    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
     await Promise.allSettled(this.finalizing.values());
   }
 
@@ -311,26 +319,50 @@ export class RunDispatch {
     return this.lifecycle.get(runId);
   }
 
-  /** Summaries and report, then the final state, then the manifest; then the report to followers and the next run of a series. */
-  private finalize(runId: string): void {
+  /**
+   * Summaries and report, then the final state, then the manifest; then the report to followers
+   * and the next run of a series. A failure (a full disk) is retried with a backoff of 1 s
+   * doubling to 60 s, and the run says so in the meantime (RunSummary.finalizing); each step
+   * redoes only what is not done yet, so the run ends exactly once.
+   */
+  private finalize(runId: string, attempt = 0): void {
     if (this.finalizing.has(runId)) return;
-    const task = (async () => {
-      const dir = this.store.runDir(runId);
-      let run = this.lifecycle.get(runId);
-      if (run.state === 'delivering') {
-        try {
-          await writeDerivedFiles(dir, run);
-        } catch (error) {
-          log.error(`run ${runId}: could not write summaries and report: ${errorMessage(error)}`);
-        }
-        run = await this.lifecycle.finish(runId);
-      }
-      await writeManifest(dir);
-      log.info(`run ${runId}: ${run.state}`);
-      await this.sendReport(runId);
-      await this.startQueuedAfter(runId);
-    })().catch((error: unknown) => log.error(`run ${runId}: finalizing failed: ${errorMessage(error)}`));
+    const task = this.finalizeOnce(runId).then(
+      () => this.lifecycle.finalizingProblem(runId, null),
+      (error: unknown) => {
+        const delayMs = Math.min(FINALIZE_RETRY_MAX_MS, FINALIZE_RETRY_FIRST_MS * 2 ** attempt);
+        const problem = `finalizing failed: ${errorMessage(error)}; retrying in ${delayMs / 1000} s`;
+        log.error(`run ${runId}: ${problem}`);
+        this.lifecycle.finalizingProblem(runId, problem);
+        const timer = setTimeout(() => {
+          this.retries.delete(runId);
+          this.finalizing.delete(runId);
+          this.finalize(runId, attempt + 1);
+        }, delayMs);
+        this.retries.set(runId, timer);
+      },
+    );
     this.finalizing.set(runId, task);
+  }
+
+  private async finalizeOnce(runId: string): Promise<void> {
+    const dir = this.store.runDir(runId);
+    let run = this.lifecycle.get(runId);
+    if (run.state === 'delivering') {
+      try {
+        await writeDerivedFiles(dir, run);
+      } catch (error) {
+        // A disk that failed is retried; raw files the analysis cannot make a report of are not
+        // going to change, so the run ends without one (sendReport says so).
+        if (storageErrorCode(error) !== null) throw error;
+        log.error(`run ${runId}: could not write summaries and report: ${errorMessage(error)}`);
+      }
+      run = await this.lifecycle.finish(runId);
+    }
+    await writeManifest(dir);
+    log.info(`run ${runId}: ${run.state}`);
+    await this.sendReport(runId);
+    await this.startQueuedAfter(runId);
   }
 
   async sendReport(runId: string): Promise<void> {

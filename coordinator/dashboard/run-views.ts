@@ -56,6 +56,7 @@ export class RunViews {
       createdAt: run.createdAt,
       finishedAt: finalized?.finishedAt ?? null,
       failures: finalized?.failures ?? null,
+      finalizing: run.finalizing ?? null,
       machines: Object.entries(run.machines)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([name, m]) => ({

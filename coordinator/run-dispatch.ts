@@ -11,6 +11,7 @@ import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
+import type { Plan } from '../shared/plan.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { BatchAck, ResumePoint, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
@@ -54,6 +55,8 @@ export class RunDispatch {
   private readonly options: DispatchOptions;
   private readonly onReport: (report: { runId: string; markdown: string; dir: string }) => void;
   private readonly finalizing = new Map<string, Promise<void>>();
+  /** Each run's parsed plan, read once. */
+  private readonly plans = new Map<string, Promise<Plan>>();
   /** Finalizations that failed, waiting for their next attempt. */
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private deadlineTimer: NodeJS.Timeout | null = null;
@@ -251,7 +254,7 @@ export class RunDispatch {
     if (run.machines[machine]?.state === 'assigned') await this.lifecycle.machineStarted(run.runId, machine);
     const path = this.store.rawPath(run.runId, machine, batch.policy);
     try {
-      const result = await this.sink.append(path, batch, { planSha256: run.planSha256, machine });
+      const result = await this.sink.append(path, batch, { planSha256: run.planSha256, machine, plan: await this.planOf(run.runId) });
       this.lifecycle.linesWritten(run.runId, machine, batch.policy, result.next);
       if (result.duplicates > 0) log.debug(`${machine}/${batch.policy}: dropped ${result.duplicates} duplicate lines`);
       return { ok: true, next: result.next };
@@ -294,6 +297,7 @@ export class RunDispatch {
     if (isTerminal(m.state)) return;
     const lines: Partial<Record<Policy, number>> = {};
     let samples = 0;
+    if (finished.status === 'completed') await this.checkComplete(run.runId, machine, finished.lines);
     for (const [policy, count] of Object.entries(finished.lines) as [Policy, number][]) {
       const path = this.store.rawPath(run.runId, machine, policy);
       const have = await this.sink.nextSeq(path);
@@ -305,6 +309,33 @@ export class RunDispatch {
     }
     const after = await this.lifecycle.machineFinished(run.runId, machine, finished.status, finished.message ?? null, { lines, samples });
     log.info(`${machine} finished run ${run.runId}: ${after.machines[machine]?.state ?? '?'}`);
+  }
+
+  /** The parsed plan of `runId` (read once). */
+  private planOf(runId: string): Promise<Plan> {
+    let plan = this.plans.get(runId);
+    if (!plan) {
+      plan = this.store.planText(runId).then((text) => parsePlan(JSON.parse(text)));
+      // A read that failed is tried again next time.
+      plan.catch(() => this.plans.delete(runId));
+      this.plans.set(runId, plan);
+    }
+    return plan;
+  }
+
+  /**
+   * A machine that says it completed must have delivered every planned file whole: every
+   * policy of the plan listed, and every (kernel, arm, round) of the plan in each file.
+   */
+  private async checkComplete(runId: string, machine: string, claimed: Partial<Record<Policy, number>>): Promise<void> {
+    const plan = await this.planOf(runId);
+    const unlisted = plan.policies.filter((p) => claimed[p] === undefined);
+    if (unlisted.length > 0) throw new BenchfleetError('PROTOCOL', `finished.lines: a completed run lists every policy of its plan; ${unlisted.join(', ')} missing`);
+    for (const policy of plan.policies) {
+      const path = this.store.rawPath(runId, machine, policy);
+      const { count, first } = await this.sink.plans.missing(path, await this.sink.nextSeq(path), plan);
+      if (count > 0) throw new BenchfleetError('PROTOCOL', `finished.status: completed, but ${policy} lacks ${count} planned sample${count > 1 ? 's' : ''} (${first.join(', ')}${count > first.length ? ', ...' : ''}); deliver them or finish as failed`);
+    }
   }
 
   async cancel(rawId: unknown): Promise<RunSummary> {

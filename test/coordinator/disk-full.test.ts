@@ -20,7 +20,7 @@ import { tokenChecker } from '../../coordinator/auth.ts';
 import type { Dashboard } from '../../coordinator/dashboard/dashboard-server.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 
-const PLAN = { name: 'disk full', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 60, repeats: 1, jobs: 1, seed: 1, schedule: 'sequential' };
+const PLAN = { name: 'disk full', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 60, repeats: 40, jobs: 1, seed: 1, schedule: 'sequential' };
 
 let mountPoint: string | null = null;
 let unmount: (() => void) | null = null;

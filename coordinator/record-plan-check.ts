@@ -6,8 +6,9 @@
 // (docs/records.md "Resumed runs"). An agent holding the agent token cannot store a file the
 // plan does not describe. The state of each file (its segments and the samples seen) is kept in
 // memory and recovered from the file's complete lines after a restart of the coordinator.
-import { readFile } from 'node:fs/promises';
+import { kernelNames } from '../kernels/catalog.ts';
 import { BenchfleetError } from '../shared/errors.ts';
+import { readJsonlFile } from '../shared/jsonl-file.ts';
 import { planArms, planKernels } from '../shared/plan-validate.ts';
 import type { Plan } from '../shared/plan.ts';
 
@@ -90,7 +91,7 @@ export class RecordPlanCheck {
   private shape(plan: Plan): PlanShape {
     let shape = this.shapes.get(plan);
     if (!shape) {
-      shape = { plan, kernels: new Set(planKernels(plan)), arms: new Set(planArms(plan)) };
+      shape = { plan, kernels: new Set(planKernels(plan, kernelNames())), arms: new Set(planArms(plan)) };
       this.shapes.set(plan, shape);
     }
     return shape;
@@ -101,13 +102,7 @@ export class RecordPlanCheck {
     const known = this.files.get(path);
     if (known) return known;
     const state = emptyState();
-    let text = '';
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    const stored = text.split('\n').slice(0, lines);
+    const stored = ((await readJsonlFile(path))?.lines ?? []).slice(0, lines);
     // Lines stored before this check existed are taken as they are: the check starts from them.
     for (const [i, line] of stored.entries()) {
       try {
@@ -141,7 +136,7 @@ export class RecordPlanCheck {
     const state = await this.state(path, lines, plan);
     const first: string[] = [];
     let count = 0;
-    for (const kernel of planKernels(plan)) {
+    for (const kernel of planKernels(plan, kernelNames())) {
       for (const arm of planArms(plan)) {
         for (let round = 1; round <= plan.rounds; round++) {
           if (state.seen.has(key(kernel, arm, round))) continue;

@@ -13,6 +13,7 @@ import { environmentRecord, sampleRecord } from '../helpers/raw-records.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 import { runCli } from '../helpers/run-cli.ts';
+import { nativePlan } from '../helpers/test-plans.ts';
 import { readManifest, verifyManifest } from '../../analysis/raw/manifest.ts';
 import { readSummaryFile } from '../../analysis/summary/summary-io.ts';
 import type { ControlSocket } from '../../cli/control-client.ts';
@@ -20,7 +21,8 @@ import { tokenChecker } from '../../coordinator/auth.ts';
 import type { Dashboard } from '../../coordinator/dashboard/dashboard-server.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 
-const PLAN = { name: 'disk full', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 60, repeats: 40, jobs: 1, seed: 1, schedule: 'sequential' };
+// Forty repeats: lines of about 2 KB (see below), each sample holding the plan's repeats.
+const PLAN = nativePlan('disk full', { rounds: 60, repeats: 40 });
 
 let mountPoint: string | null = null;
 let unmount: (() => void) | null = null;

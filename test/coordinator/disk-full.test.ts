@@ -4,22 +4,23 @@
 // Needs root for `mount -t tmpfs`; skipped, saying so, where mounting is not possible.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import type { AgentToCoordinator, ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { environmentRecord, sampleRecord } from '../helpers/raw-records.ts';
-import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { connectRawAgent, startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { nativePlan } from '../helpers/test-plans.ts';
 import { readManifest, verifyManifest } from '../../analysis/raw/manifest.ts';
 import { readSummaryFile } from '../../analysis/summary/summary-io.ts';
 import type { ControlSocket } from '../../cli/control-client.ts';
-import { tokenChecker } from '../../coordinator/auth.ts';
-import type { Dashboard } from '../../coordinator/dashboard/dashboard-server.ts';
-import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
+import { connectControl } from '../../cli/control-client.ts';
+import { startBenchfleet } from '../helpers/processes.ts';
 
 // Forty repeats: lines of about 2 KB (see below), each sample holding the plan's repeats.
 const PLAN = nativePlan('disk full', { rounds: 60, repeats: 40 });
@@ -78,16 +79,21 @@ test('a coordinator whose disk fills acknowledges only whole batches and takes t
   }
 });
 
-test('a disk that fills during finalization: the run says it retries, and once space is back it completes exactly once with every file whole', async (t) => {
+test('a coordinator process whose disk fills during finalization says it retries, and once space is back completes the run exactly once with every file whole', async (t) => {
   if (skipReason || !mountPoint) return t.skip(String(skipReason));
-  let c: TestCoordinator | null = null;
-  let dashboard: Dashboard | null = null;
+  const token = randomBytes(16).toString('hex');
+  const tokenFile = join(await mkdtemp(join(tmpdir(), 'bf-final-token-')), 'token');
+  await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+  const dataDir = join(mountPoint, 'final');
+  const coordinator = startBenchfleet(['coordinator', '--data', dataDir, '--listen', '127.0.0.1:0', '--dashboard', '127.0.0.1:0', '--token-file', tokenFile]);
+  const sockets: { close(): unknown }[] = [];
   let filler: string | null = null;
   try {
-    c = await startTestCoordinator({ dataDir: join(mountPoint, 'final') });
-    dashboard = await startDashboard(c.coordinator, { host: '127.0.0.1', port: 0 }, tokenChecker(c.token));
-    const agent = await c.agent('final');
-    const control = await c.control();
+    const url = (await coordinator.waitFor(/listening on (\S+)/))[1] as string;
+    const dashboardUrl = (await coordinator.waitFor(/dashboard on (\S+?)\/ /))[1] as string;
+    const agent = await connectRawAgent(url, token, 'final');
+    const control = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
+    sockets.push(agent, control);
     const plan = { name: 'full at the end', kernels: ['xxhash32', 'crc32'], arms: ['native', 'taskpool-2-batched'], policies: ['whole'], rounds: 2, repeats: 2, jobs: 1, seed: 1, schedule: 'sequential' };
     const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText: JSON.stringify(plan), machines: ['final'] });
     assert.equal(started.ok, true, JSON.stringify(started));
@@ -112,15 +118,20 @@ test('a disk that fills during finalization: the run says it retries, and once s
     const retrying = updates.find((r) => r.finalizing !== undefined) as RunSummary;
     assert.equal(retrying.state, 'delivering');
     assert.match(retrying.finalizing ?? '', /^finalizing failed: .*ENOSPC.*; retrying in 1 s$/);
-    const status = await runCli(['status', '--coordinator', c.url], { env: { BENCHFLEET_TOKEN: c.token } });
+    const status = await runCli(['status', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, new RegExp(`${runId} +delivering \\(finalizing failed: .*ENOSPC.*; retrying in \\d+ s\\)`));
-    const link = await fetch(dashboard.oneTimeLoginUrl(), { redirect: 'manual' });
-    const cookie = (link.headers.get('set-cookie') ?? '').split(';')[0] as string;
-    const view = (await (await fetch(`${dashboard.url}/api/runs/${runId}`, { headers: { cookie } })).json()) as { run: { state: string; finalizing: string | null } };
+    // What `status --json` prints: the status answer as it is.
+    const answer = await request<ControlToCoordinator, 'status'>(control, 10_000, 'status');
+    const listed = answer.ok ? answer.value.runs.find((r) => r.runId === runId) : undefined;
+    assert.equal(listed?.state, 'delivering');
+    assert.match(listed?.finalizing ?? '', /^finalizing failed: .*ENOSPC.*; retrying in \d+ s$/);
+    const login = await fetch(`${dashboardUrl}/login`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const view = (await (await fetch(`${dashboardUrl}/api/runs/${runId}`, { headers: { cookie } })).json()) as { run: { state: string; finalizing: string | null } };
     assert.equal(view.run.state, 'delivering');
     assert.match(view.run.finalizing ?? '', /^finalizing failed: .*ENOSPC.*; retrying in \d+ s$/);
-    const runDir = join(c.dataDir, 'runs', runId);
+    const runDir = join(dataDir, 'runs', runId);
     assert.deepEqual(await temporaryFiles(runDir), [], 'a failed attempt leaves no temporary file');
 
     await rm(filler);
@@ -137,13 +148,14 @@ test('a disk that fills during finalization: the run says it retries, and once s
     assert.equal((await readSummaryFile(join(runDir, 'final', 'whole.summary.json'))).counts.samples, samples.length);
     assert.match(await readFile(join(runDir, 'report.md'), 'utf8'), /\| xxhash32 \| final \|/);
     assert.deepEqual(await temporaryFiles(runDir), []);
-    // Exactly once: one completed state, one report.
+    // Exactly once: one completed state, one report, and the process still serving.
     assert.equal(reports.length, 1);
-    assert.equal(c.coordinator.run(runId)?.state, 'completed');
+    const after = await request<ControlToCoordinator, 'status'>(control, 10_000, 'status');
+    assert.deepEqual(after.ok ? after.value.runs.map((r) => [r.runId, r.state, r.finalizing]) : after, [[runId, 'completed', undefined]]);
   } finally {
+    for (const socket of sockets) socket.close();
     if (filler) await rm(filler);
-    await dashboard?.close();
-    await c?.close();
+    await coordinator.stop();
   }
 });
 

@@ -68,6 +68,14 @@ export class RunDispatch {
   /** Resolves once every run is loaded: agents connect as soon as the port listens, which is earlier. */
   private readonly loaded: Promise<void>;
   private markLoaded: () => void = () => undefined;
+  /**
+   * When each `runId/machine` last sent word of that run (records, progress, resume, end), for
+   * the machine deadline of a machine whose agent is online but does not run it (one that took
+   * over the name while the real agent's link was down). Counted from this process's start at
+   * the earliest: a restart must not fail a machine before its agent could speak.
+   */
+  private readonly heard = new Map<string, number>();
+  private readonly startedAt = Date.now();
 
   constructor(dataDir: string, registry: AgentRegistry, agents: AgentLink, options: DispatchOptions, announce: (run: RunSummary) => void, onReport: (report: { runId: string; markdown: string; dir: string }) => void) {
     this.store = new RunStore(dataDir);
@@ -231,8 +239,11 @@ export class RunDispatch {
       for (const [machine, m] of Object.entries(run.machines)) {
         if (!(m.state === 'assigned' || m.state === 'running' || m.state === 'delivering')) continue;
         let message: string;
-        if (this.agents.isOnline(machine)) {
-          if (m.state !== 'assigned') continue;
+        if (this.agents.isOnline(machine) && m.state !== 'assigned') {
+          const since = Math.max(this.startedAt, this.heard.get(`${run.runId}/${machine}`) ?? 0, Date.parse(this.lifecycle.machineSince(run.runId, machine) ?? run.createdAt));
+          if (now - since < this.options.machineDeadlineMs) continue;
+          message = `agent ${machine} is connected but has sent nothing of this run since ${new Date(since).toISOString()} (no records, progress or resume: the agent connected under this name does not hold the run, e.g. one that took the name over); failed after ${deadline}`;
+        } else if (this.agents.isOnline(machine)) {
           const since = Date.parse(this.lifecycle.machineSince(run.runId, machine) ?? run.createdAt);
           if (now - since < this.options.machineDeadlineMs) continue;
           message = `agent ${machine} is connected but has not taken its plan since it was assigned at ${new Date(since).toISOString()} (the plan is sent again at each of its connects); failed after ${deadline}`;
@@ -247,10 +258,15 @@ export class RunDispatch {
     }
   }
 
+  private heardFrom(runId: string, machine: string): void {
+    this.heard.set(`${runId}/${machine}`, Date.now());
+  }
+
   async records(machine: string, bytes: unknown): Promise<BatchAck> {
     const batch = decodeRecordBatch(bytes);
     await this.loaded;
     this.lifecycle.checkWantsRecords(batch.runId, machine);
+    this.heardFrom(batch.runId, machine);
     const run = this.lifecycle.get(batch.runId);
     if (run.machines[machine]?.state === 'assigned') await this.lifecycle.machineStarted(run.runId, machine);
     const path = this.store.rawPath(run.runId, machine, batch.policy);
@@ -267,12 +283,14 @@ export class RunDispatch {
 
   async progress(machine: string, raw: unknown): Promise<void> {
     const p = validateProgress(raw);
+    this.heardFrom(p.runId, machine);
     if (this.lifecycle.has(p.runId)) await this.lifecycle.progress(p.runId, machine, p.done, p.total, p.waiting ?? null);
   }
 
   /** Where the coordinator's copy of `machine`'s run stands; a cancelled machine is told to stop. */
   async resumePoint(machine: string, rawId: unknown): Promise<ResumePoint> {
     const runId = validateRunId(rawId);
+    this.heardFrom(runId, machine);
     // Before the runs are loaded every run would look unknown, and the agent would stop its harness.
     await this.loaded;
     if (!this.lifecycle.has(runId)) return { runId, next: {}, wanted: false };

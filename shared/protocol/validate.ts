@@ -9,6 +9,7 @@ import { macosFactsProblem, type MacosFacts } from '../macos-facts.ts';
 import { isPolicy, type Policy } from '../policies.ts';
 import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_LINE_BYTES, MAX_PLAN_BYTES } from './limits.ts';
 import type { AgentAuth, AgentHeartbeat, BatchAck, ControlAuth, LifecycleState, MachineFacts, RecordBatch, ResumePoint, RunAssignment, RunFinished, RunProgress } from './events.ts';
+import { MAX_RECORD_NESTING, nestsDeeperThan } from './json-nesting.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -107,6 +108,7 @@ export function decodeRecordBatch(bytes: unknown): RecordBatch {
   lines.forEach((line, i) => {
     if (typeof line !== 'string' || line.includes('\n')) fail(`batch.lines[${i}]`, 'must be one JSON line without a newline');
     if (line.length > MAX_LINE_BYTES) fail(`batch.lines[${i}]`, `is longer than ${MAX_LINE_BYTES} characters`);
+    if (nestsDeeperThan(line, MAX_RECORD_NESTING)) fail(`batch.lines[${i}]`, `nests deeper than ${MAX_RECORD_NESTING} levels; no record does`);
   });
   return { runId: validateRunId(o['runId'], 'batch.runId'), policy, fromSeq: int(o, 'fromSeq', 'batch'), lines: lines as string[] };
 }

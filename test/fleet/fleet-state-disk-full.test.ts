@@ -11,7 +11,7 @@ import { unwrap } from '../../cli/control-client.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
-import { mountTmpfs, unmountTmpfs } from '../helpers/tmpfs.ts';
+import { mountTmpfsAt, unmountTmpfs } from '../helpers/tmpfs.ts';
 import { fillFileSystem } from '../netns/netns-fleet.ts';
 import { fleetPlan } from '../helpers/test-plans.ts';
 import { createFleet, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
@@ -26,7 +26,7 @@ before(async () => {
   fleet = await createFleet();
   stateDir = join(fleet.dir, 'agents', 'cramped');
   mkdirSync(stateDir, { recursive: true });
-  const problem = mountTmpfs(stateDir, '1m');
+  const problem = mountTmpfsAt(stateDir, '1m');
   if (problem) {
     stateDir = '';
     skip = problem;

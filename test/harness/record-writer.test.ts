@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { RecordWriter } from '../../agent/harness/record-writer.ts';
 import { isBenchfleetError } from '../../shared/errors.ts';
 import { sampleRecord } from '../helpers/raw-records.ts';
-import { mountTmpfs, unmountTmpfs } from '../helpers/tmpfs.ts';
+import { mountTmpfsAt, unmountTmpfs } from '../helpers/tmpfs.ts';
 
 let mountPoint: string | null = null;
 let skip: string | false = false;
 before(() => {
   const dir = mkdtempSync(join(tmpdir(), 'bf-writer-tmpfs-'));
-  const problem = mountTmpfs(dir, '64k');
+  const problem = mountTmpfsAt(dir, '64k');
   if (problem) skip = problem;
   else mountPoint = dir;
 });

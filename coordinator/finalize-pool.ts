@@ -4,7 +4,7 @@
 // end when none are left, so an idle coordinator holds no threads.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../agent/harness/worker-script.ts';
+import { workerScript } from '../shared/worker-script.ts';
 import { BenchfleetError } from '../shared/errors.ts';
 import type { FinalizeAnswer, FinalizeJob } from './finalize-worker.ts';
 
@@ -69,7 +69,9 @@ class FinalizePool {
       worker.off('error', onError);
       worker.off('exit', onExit);
       if (answer?.ok) q.resolve();
-      else q.reject(failure ?? new BenchfleetError('INTERNAL', answer && !answer.ok ? answer.message : 'finalization worker failed'));
+      // The disk's code comes back as the cause, where storageErrorCode (the retry) looks for it.
+      else if (answer && !answer.ok) q.reject(new BenchfleetError('INTERNAL', answer.message, answer.code ? { cause: Object.assign(new Error(answer.message), { code: answer.code }) } : {}));
+      else q.reject(failure ?? new BenchfleetError('INTERNAL', 'finalization worker failed'));
       if (answer) this.idle.push(worker);
       else this.workers--;
       this.dispatch();

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { RunSummary } from '../shared/protocol/events.ts';
 import { runFinalizeJob } from './finalize-pool.ts';
 
+export { storageErrorCode } from './storage-error.ts';
+
 export const REPORT_FILE = 'report.md';
 
 /** Summaries written so far of all the run's raw files. */

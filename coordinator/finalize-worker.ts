@@ -2,25 +2,28 @@
 // message, so the statistics of a finished run (seconds per study-sized file) never run on
 // the coordinator's event loop, where agents wait for their acks and clients for `status`.
 // Paths come in the messages (a bundled worker cannot locate files through import.meta.url).
-import { writeFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import { buildReport, renderReport } from '../analysis/report/report.ts';
 import { summarizeRawFile } from '../analysis/summary/summarize.ts';
 import { writeSummary } from '../analysis/summary/summary-io.ts';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 import { errorMessage } from '../shared/errors.ts';
+import { storageErrorCode } from './storage-error.ts';
 
 export type FinalizeJob = { kind: 'summary'; raw: string; summary: string } | { kind: 'report'; machineDirs: string[]; out: string };
 
-export type FinalizeAnswer = { ok: true } | { ok: false; message: string };
+/** A failure carries the file system's code (ENOSPC...), so finalization knows to retry it. */
+export type FinalizeAnswer = { ok: true } | { ok: false; message: string; code: string | null };
 
 async function run(job: FinalizeJob): Promise<void> {
   if (job.kind === 'summary') await writeSummary(job.summary, await summarizeRawFile(job.raw));
-  else await writeFile(job.out, renderReport(await buildReport(job.machineDirs, {}), 'markdown'));
+  // Atomic: a disk that fills mid-write must not leave a torn report for the manifest to list.
+  else await writeFileAtomic(job.out, renderReport(await buildReport(job.machineDirs, {}), 'markdown'));
 }
 
 parentPort?.on('message', (job: FinalizeJob) => {
   run(job).then(
     () => parentPort?.postMessage({ ok: true } satisfies FinalizeAnswer),
-    (error: unknown) => parentPort?.postMessage({ ok: false, message: errorMessage(error) } satisfies FinalizeAnswer),
+    (error: unknown) => parentPort?.postMessage({ ok: false, message: errorMessage(error), code: storageErrorCode(error) } satisfies FinalizeAnswer),
   );
 });

@@ -10,18 +10,23 @@
 // answered after that sync. A file's handle stays open while its run takes records (at most
 // MAX_OPEN_FILES at once, the least recently used idle one closed first) and its folder is made
 // once; forget() closes and drops everything of a finished run.
-import { open, readFile, truncate, mkdir, type FileHandle } from 'node:fs/promises';
+import { open, mkdir, type FileHandle } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import { validateEnvironment, validateSample } from '../shared/record-validate.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { RecordBatch } from '../shared/protocol/events.ts';
 import { createLogger } from '../shared/log.ts';
+import { cutTornLine, readJsonlFile } from '../shared/jsonl-file.ts';
+import type { Plan } from '../shared/plan.ts';
+import { RecordPlanCheck, type PlannedLines } from './record-plan-check.ts';
 
 const log = createLogger('coordinator:records');
 
 export interface LineExpectations {
   planSha256: string;
   machine: string;
+  /** The run's plan: every line is checked against it too (record-plan-check.ts). */
+  plan: Plan;
 }
 
 export interface AppendResult {
@@ -30,22 +35,13 @@ export interface AppendResult {
   next: number;
 }
 
-/** Number of complete lines in `path`; a torn last line (no newline) is cut off. */
+/** Number of complete lines in `path` (0 when it does not exist); a torn last line (no newline) is cut off. A file that cannot be read is an error, never 0. */
 export async function recoverLineCount(path: string): Promise<number> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch {
-    return 0;
-  }
-  const lastNewline = bytes.lastIndexOf(0x0a);
-  if (lastNewline !== bytes.length - 1) {
-    log.warn(`${path}: dropping a torn last line of ${bytes.length - lastNewline - 1} bytes`);
-    await truncate(path, lastNewline + 1);
-  }
-  let count = 0;
-  for (let i = 0; i <= lastNewline; i++) if (bytes[i] === 0x0a) count++;
-  return count;
+  const file = await readJsonlFile(path);
+  if (file === null) return 0;
+  const cut = await cutTornLine(path, file);
+  if (cut > 0) log.warn(`${path}: dropping a torn last line of ${cut} bytes`);
+  return file.lines.length;
 }
 
 /** Check one line as the record it must be at `seq`; returns the problem or null. */
@@ -123,6 +119,8 @@ export class RecordSink {
   private readonly files = new Map<string, SinkFile>();
   private readonly dirsMade = new Set<string>();
   private openCount = 0;
+  /** What each file holds against its run's plan. */
+  readonly plans = new RecordPlanCheck();
 
   private file(path: string): SinkFile {
     let f = this.files.get(path);
@@ -176,14 +174,21 @@ export class RecordSink {
       for (const q of group) q.reject(error);
       return;
     }
-    // Check each batch against where the file will stand after the ones before it in the group.
+    // Check each batch against where the file will stand after the ones before it in the group:
+    // alone (lineProblem), then with the group's lines before it against the plan.
     const taken: { q: QueuedBatch; result: AppendResult }[] = [];
     const chunks: string[] = [];
+    const groupLines: string[] = [];
+    let planned: PlannedLines | null = null;
     let at = next;
     for (const q of group) {
       try {
         const { fresh, duplicates } = this.check(q.batch, at, q.expect);
-        if (fresh.length > 0) chunks.push(`${fresh.join('\n')}\n`);
+        if (fresh.length > 0) {
+          planned = await this.plans.check(f.path, [...groupLines, ...fresh], next, q.expect.plan);
+          groupLines.push(...fresh);
+          chunks.push(`${fresh.join('\n')}\n`);
+        }
         at += fresh.length;
         taken.push({ q, result: { written: fresh.length, duplicates, next: at } });
       } catch (error) {
@@ -200,6 +205,7 @@ export class RecordSink {
         return;
       }
       f.next = at;
+      planned?.commit();
     }
     for (const { q, result } of taken) q.resolve(result);
   }
@@ -299,6 +305,7 @@ export class RecordSink {
       while (f.writing || f.queue.length > 0) await f.idle;
       await this.closeHandle(f);
       this.files.delete(f.path);
+      this.plans.forget(f.path);
       this.dirsMade.delete(dirname(f.path));
     }
   }

@@ -81,7 +81,7 @@ export interface FinishedFiles {
  * A reader's copy of `run` with what is live beside it: line counts always (the files are the
  * truth and only grow), progress and waiting reasons for machines that have not ended.
  */
-function copy(run: StoredRun, live?: ReadonlyMap<string, LiveMachine>, finalizing?: { done: number; total: number }): RunSummary {
+function copy(run: StoredRun, live?: ReadonlyMap<string, LiveMachine>, summarized?: { done: number; total: number }): RunSummary {
   const machines: RunSummary['machines'] = {};
   for (const [name, m] of Object.entries(run.machines)) {
     const l = live?.get(name);
@@ -97,7 +97,7 @@ function copy(run: StoredRun, live?: ReadonlyMap<string, LiveMachine>, finalizin
     };
   }
   const summary: RunSummary = { runId: run.runId, state: run.state, after: run.after, createdAt: run.createdAt, planSha256: run.planSha256, cancelledAt: run.cancelledAt, machines };
-  if (finalizing && run.state === 'delivering') summary.finalizing = { ...finalizing };
+  if (summarized && run.state === 'delivering') summary.summarized = { ...summarized };
   return summary;
 }
 
@@ -119,6 +119,8 @@ export class RunLifecycle {
   private readonly saveTimers = new Map<string, NodeJS.Timeout>();
   /** Per delivering run: its raw files summarized so far, of all (in memory only). */
   private readonly finalizeProgress = new Map<string, { done: number; total: number }>();
+  /** Per run: why its finalization has not finished yet (held in memory only, never stored). */
+  private readonly finalizingProblems = new Map<string, string>();
 
   constructor(store: RunStore, announce: Announce, now: () => Date = () => new Date()) {
     this.store = store;
@@ -235,7 +237,22 @@ export class RunLifecycle {
   }
 
   private summary(run: StoredRun): RunSummary {
-    return copy(run, this.live.get(run.runId), this.finalizeProgress.get(run.runId));
+    const problem = this.finalizingProblems.get(run.runId);
+    const summary = copy(run, this.live.get(run.runId), this.finalizeProgress.get(run.runId));
+    return problem !== undefined && !isTerminal(run.state) ? { ...summary, finalizing: problem } : summary;
+  }
+
+  /**
+   * Say why the run's finalization has not finished (null once it has, or is tried again):
+   * announced at once, not saved, since nothing of the run's stored state changed.
+   */
+  finalizingProblem(runId: string, problem: string | null): void {
+    const run = this.stored(runId);
+    if ((this.finalizingProblems.get(runId) ?? null) === problem) return;
+    if (problem === null) this.finalizingProblems.delete(runId);
+    else this.finalizingProblems.set(runId, problem);
+    // A final run was announced as such already and shows no problem.
+    if (!isTerminal(run.state)) this.announce(this.summary(run));
   }
 
   /**

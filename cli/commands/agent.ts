@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { Agent } from '../../agent/agent.ts';
 import { describeBadMachineName, validMachineName } from '../../shared/machine-name.ts';
-import { loadToken } from '../../coordinator/auth.ts';
+import { loadToken } from '../../shared/token-file.ts';
 import { BenchfleetError, FATAL_AUTH_EXIT_CODE, isBenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { coordinatorUrl } from '../control-client.ts';
@@ -37,7 +37,7 @@ export const agentCommand: CommandModule<object, Args> = {
       .option('fatal-exit-code', {
         type: 'number',
         default: FATAL_AUTH_EXIT_CODE,
-        describe: 'Exit code when the coordinator refuses this agent for good (wrong token, name in use, another protocol version), so a service manager does not restart it; launchd: 0',
+        describe: 'Exit code when the coordinator refuses this agent for good (wrong token, name in use or taken over by another agent, another protocol version), so a service manager does not restart it; launchd: 0',
       })
       .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
   handler: async (args) => {

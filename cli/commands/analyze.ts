@@ -9,21 +9,12 @@ import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts'
 import { BenchfleetError } from '../../shared/errors.ts';
 import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
 import { printLine } from '../output.ts';
+import { checkResamples, checkSeed } from '../analysis-options.ts';
 
 interface Args { raw: string; summary: string; seed: number; resamples: number; quiet: boolean }
 
 /** How many problems to print before pointing at the summary for the rest. */
 const SHOWN_PROBLEMS = 20;
-
-export function checkSeed(seed: number, flag = '--seed'): void {
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new BenchfleetError('USAGE', `${flag} must be an integer from 0 to 4294967295, got ${seed}`);
-}
-
-export function checkResamples(resamples: number, flag = '--resamples'): void {
-  if (!Number.isInteger(resamples) || resamples < 100 || resamples > 1_000_000) {
-    throw new BenchfleetError('USAGE', `${flag} must be an integer from 100 to 1000000, got ${resamples}`);
-  }
-}
 
 export const analyzeCommand: CommandModule<object, Args> = {
   command: 'analyze <raw> <summary>',
@@ -32,8 +23,8 @@ export const analyzeCommand: CommandModule<object, Args> = {
     y
       .positional('raw', { type: 'string', demandOption: true, describe: 'Raw records (<policy>.jsonl)' })
       .positional('summary', { type: 'string', demandOption: true, describe: 'Summary to write (<policy>.summary.json)' })
-      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed, recorded in the summary' })
-      .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Bootstrap resamples' })
+      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed, recorded in the summary (used only where the exact bootstrap is not: an even count of more than 1,000 rounds)' })
+      .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Bootstrap resamples, likewise only for more than 1,000 rounds (the bootstrap of a median is otherwise computed exactly)' })
       .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing on success (warnings still go to stderr)' })
       .example('$0 analyze results/ryzen/pages.jsonl results/ryzen/pages.summary.json', 'summarize one raw file'),
   handler: async (args) => {

@@ -13,12 +13,13 @@ import { Server } from 'socket.io';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import { UI_NAMESPACE, type DashboardToUi } from './dashboard-views.ts';
-import { ensureWebBundle, WEB_ASSETS } from '../../web/build.ts';
+import { checkWebBundle, webAssets, type WebAssets } from './web-assets.ts';
 import { CompareCache } from './compare-cache.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
 import type { DashboardSource } from './dashboard-source.ts';
-import { LoginLimiter } from './login-limiter.ts';
+import { LoginLimiter } from '../login-limiter.ts';
 import { RunViews } from './run-views.ts';
+import { decodeSegment } from '../request-path.ts';
 import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } from './sessions.ts';
 
 const log = createLogger('dashboard');
@@ -35,6 +36,8 @@ export interface DashboardOptions {
   /** Whether a presented token is the control token. */
   checkToken: (presented: unknown) => boolean;
   tls?: { cert: Buffer; key: Buffer };
+  /** The built bundle's folder; web/dist unless a test gives another. */
+  webDist?: string;
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -46,6 +49,7 @@ export class Dashboard {
   private readonly limiter = new LoginLimiter();
   private readonly views: RunViews;
   private readonly compares: CompareCache;
+  private readonly assets: WebAssets;
   private http: HttpServer | null = null;
   private io: Server | null = null;
   private stopListening: (() => void) | null = null;
@@ -59,13 +63,16 @@ export class Dashboard {
     this.options = options;
     this.views = new RunViews(source);
     this.compares = new CompareCache(source);
+    this.assets = webAssets(options.webDist);
   }
 
   /** Listen; returns the dashboard's URL. */
   async start(): Promise<string> {
-    await ensureWebBundle();
+    await checkWebBundle(this.assets);
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((error: unknown) => {
+        // A request the client got wrong (a malformed escape in its path) is its mistake, not ours: no error in the log.
+        if (error instanceof BenchfleetError && error.code === 'PROTOCOL' && !res.headersSent) return this.sendJson(res, 400, { error: error.message });
         log.error(`${req.method ?? '?'} ${req.url ?? '?'}: ${errorMessage(error)}`);
         if (!res.headersSent) this.sendJson(res, 500, { error: 'internal error; see the coordinator log' });
         else res.destroy();
@@ -177,8 +184,8 @@ export class Dashboard {
     const path = url.pathname;
     const method = req.method ?? 'GET';
 
-    if (method === 'GET' && path === '/assets/dashboard.js') return this.sendFile(res, WEB_ASSETS.dashboardJs, 'text/javascript; charset=utf-8');
-    if (method === 'GET' && path === '/assets/dashboard.css') return this.sendFile(res, WEB_ASSETS.css, 'text/css; charset=utf-8');
+    if (method === 'GET' && path === '/assets/dashboard.js') return this.sendFile(res, this.assets.dashboardJs, 'text/javascript; charset=utf-8');
+    if (method === 'GET' && path === '/assets/dashboard.css') return this.sendFile(res, this.assets.css, 'text/css; charset=utf-8');
     if (path === '/login' && method === 'GET') return this.sendHtml(res, 200, loginPage(null));
     if (path === '/login' && method === 'POST') return this.login(req, res);
     if (path === '/login/once' && method === 'GET') return this.loginOnce(url, res);
@@ -216,14 +223,14 @@ export class Dashboard {
     }
     const file = /^\/api\/runs\/([^/]+)\/files\/(.+)$/.exec(path);
     if (file) {
-      const target = await this.views.downloadPath(decodeURIComponent(file[1] as string), decodeURIComponent(file[2] as string));
+      const target = await this.views.downloadPath(decodeSegment(file[1] as string), decodeSegment(file[2] as string));
       if (target === null) return this.sendJson(res, 404, { error: 'no such file in this run (downloads are the files its manifest lists)' });
       res.setHeader('Content-Disposition', `attachment; filename="${posix.basename(target).replace(/[^A-Za-z0-9._-]/g, '_')}"`);
       return this.sendFile(res, target, 'application/octet-stream');
     }
     const run = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (run) {
-      const view = await this.views.view(decodeURIComponent(run[1] as string));
+      const view = await this.views.view(decodeSegment(run[1] as string));
       if (view === null) return this.sendJson(res, 404, { error: 'no such run' });
       return this.sendJson(res, 200, view);
     }

@@ -15,6 +15,7 @@ import type { RunSummary } from '../../shared/protocol/events.ts';
 import type { DownloadView, FleetView, ManifestStatusView, RunListItem, RunView } from './dashboard-views.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
 import { ProgressClock } from './progress-clock.ts';
+import { confinedPath } from '../request-path.ts';
 
 const log = createLogger('dashboard');
 const MAX_MANIFEST_PROBLEMS = 10;
@@ -55,6 +56,7 @@ export class RunViews {
       createdAt: run.createdAt,
       finishedAt: finalized?.finishedAt ?? null,
       failures: finalized?.failures ?? null,
+      finalizing: run.finalizing ?? null,
       machines: Object.entries(run.machines)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([name, m]) => ({
@@ -86,12 +88,13 @@ export class RunViews {
     const runs = this.source.runs();
     // One view per run, shared by its machines: a run of a thousand machines is copied and
     // viewed once per fleet view, not once per agent.
-    const items = new Map<string, ReturnType<RunViews['item']> | null>();
-    const itemOf = (runId: string): ReturnType<RunViews['item']> | null => {
+    type Progress = RunListItem['machines'][number];
+    const items = new Map<string, Promise<Map<string, Progress>> | null>();
+    const itemOf = (runId: string): Promise<Map<string, Progress>> | null => {
       let item = items.get(runId);
       if (item === undefined) {
         const run = this.source.run(runId);
-        items.set(runId, (item = run === null ? null : this.item(run)));
+        items.set(runId, (item = run === null ? null : this.item(run).then((i) => new Map(i.machines.map((m) => [m.name, m])))));
       }
       return item;
     };
@@ -105,7 +108,7 @@ export class RunViews {
           load: agent.load,
           facts: agent.facts,
           affinity: await this.affinityOf(agent.name, runs),
-          run: agent.runId === null ? null : { runId: agent.runId, progress: item?.machines.find((m) => m.name === agent.name) ?? null },
+          run: agent.runId === null ? null : { runId: agent.runId, progress: item?.get(agent.name) ?? null },
         };
       }),
     );
@@ -128,7 +131,8 @@ export class RunViews {
     if (run === null) return null;
     const finalized = await this.finalizedOf(run);
     if (!finalized?.downloads.some((d) => d.path === path)) return null;
-    return join(this.source.runDir(runId), ...path.split('/'));
+    // The manifest on disk is what lists `path`: never serve anything outside the run folder.
+    return confinedPath(this.source.runDir(runId), path);
   }
 
   private async affinityOf(machine: string, runs: readonly RunSummary[]): Promise<number[] | null> {

@@ -171,8 +171,13 @@ export interface RunSummary {
   /** When a control client cancelled the run, if one did. */
   cancelledAt?: string | null;
   machines: Record<string, MachineRunState>;
-  /** While a delivering run's summaries are written: how many of its raw files are summarized (not stored). */
-  finalizing?: { done: number; total: number };
+  /**
+   * Why the run is still delivering after its machines ended: its finalization failed and is
+   * retried, e.g. "finalizing failed: ENOSPC ...; retrying in 8 s". Absent otherwise; not stored.
+   */
+  finalizing?: string;
+  /** While a delivering run's summaries are written: how many of its raw files are summarized, of all (not stored). */
+  summarized?: { done: number; total: number };
 }
 
 export type ControlToCoordinator = {

@@ -10,6 +10,7 @@ import { machineFacts } from '../../agent/machine-facts.ts';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
 import { AgentRegistry } from '../../coordinator/agent-registry.ts';
 import { RunDispatch } from '../../coordinator/run-dispatch.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { environmentLine, loadPlan, sampleLine } from '../helpers/simulated-agent.ts';
@@ -29,7 +30,7 @@ test('a batch taken just before a cancel is counted in run.json: its line count 
   await dispatch.start();
   try {
     const planText = `${JSON.stringify(loadPlan(96).plan)}\n`;
-    const plan = parsePlan(JSON.parse(planText));
+    const plan = parsePlan(JSON.parse(planText), kernelNames());
     const { runId, planSha256 } = await dispatch.startRun({ planText, machines: ['a'] });
     const slots = scheduleSamples({ ...plan, kernels: plan.kernels as string[], arms: plan.arms as string[] });
     const lines = [environmentLine('a', 'pages', planSha256, plan), ...slots.map((slot, i) => sampleLine(slot, i + 1, plan.repeats, plan.jobs))];

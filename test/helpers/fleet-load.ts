@@ -151,7 +151,9 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
         while (probing && Date.now() < deadline) {
           for (const path of ['/api/fleet', '/api/runs']) {
             const t = performance.now();
-            const ok = await fetch(`${dashboardUrl}${path}`, { headers: { cookie }, signal: AbortSignal.timeout(30_000) }).then(async (res) => (await res.arrayBuffer(), res.ok), () => false);
+            const ok = await fetch(`${dashboardUrl}${path}`, { headers: { cookie }, signal: AbortSignal.timeout(30_000) })
+              .then(async (res) => (await res.arrayBuffer(), res.ok))
+              .catch(() => false);
             if (ok) dashboardMs.push(performance.now() - t);
           }
           await new Promise((r) => setTimeout(r, 500));

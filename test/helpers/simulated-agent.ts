@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { scheduleSamples, type SampleSlot } from '../../agent/harness/schedule.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
@@ -139,7 +140,7 @@ export class SimulatedAgent {
   private assigned(assignment: RunAssignment): { ok: true; value: null } | { ok: false; code: 'PLAN_INVALID'; message: string } {
     if (createHash('sha256').update(assignment.planText).digest('hex') !== assignment.planSha256) return { ok: false, code: 'PLAN_INVALID', message: 'plan bytes do not match their SHA-256' };
     if (this.runs.has(assignment.runId)) return { ok: true, value: null };
-    const plan = parsePlan(JSON.parse(assignment.planText));
+    const plan = parsePlan(JSON.parse(assignment.planText), kernelNames());
     const { kernels, arms } = plan;
     if (kernels === 'all' || arms === 'all') return { ok: false, code: 'PLAN_INVALID', message: 'the simulated agent needs the kernels and arms named' };
     const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });

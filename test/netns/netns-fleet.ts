@@ -15,23 +15,12 @@ import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { completeLines } from '../helpers/file-waits.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
+import { plannedSamples, type TestPlan } from '../helpers/test-plans.ts';
 import { createNetwork, NAME_PREFIX, removeLeftovers, sh, type Network } from './netns-network.ts';
 
 export const COORDINATOR_PORT = 7420;
 /** The coordinator's data tmpfs: small, so that filling it is quick, and far larger than a test run. */
 const DATA_TMPFS_SIZE = '8m';
-
-export interface NetnsPlan {
-  name: string;
-  kernels: string[];
-  arms: string[];
-  policies: Policy[];
-  rounds: number;
-  repeats: number;
-  jobs: number;
-  seed: number;
-  schedule: 'sequential' | 'interleaved';
-}
 
 export interface NetnsFleet {
   network: Network;
@@ -42,7 +31,8 @@ export interface NetnsFleet {
   coordinator: Proc;
   agents: Map<string, Proc>;
   startCoordinator(): Promise<void>;
-  startAgent(name: string): Promise<Proc>;
+  /** Start agent `name` on host `host` (default: its own), with --state and timing lock of that host's. */
+  startAgent(name: string, host?: string): Promise<Proc>;
   agent(name: string): Proc;
   control(): Promise<ControlSocket>;
   runDir(runId: string): string;
@@ -68,7 +58,8 @@ async function unmountLeftovers(): Promise<void> {
   }
 }
 
-export async function createNetnsFleet(agentNames: readonly string[]): Promise<NetnsFleet> {
+/** `hosts`: more hosts with no agent started (a test starts its own there); `coordinatorArgs`: more flags for the coordinator. */
+export async function createNetnsFleet(agentNames: readonly string[], extra: { hosts?: readonly string[]; coordinatorArgs?: readonly string[] } = {}): Promise<NetnsFleet> {
   await removeLeftovers();
   await unmountLeftovers();
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-netns-'));
@@ -77,7 +68,7 @@ export async function createNetnsFleet(agentNames: readonly string[]): Promise<N
   await sh('mount', ['-t', 'tmpfs', '-o', `size=${DATA_TMPFS_SIZE}`, 'tmpfs', dataDir]);
   let network: Network;
   try {
-    network = await createNetwork(['coordinator', ...agentNames]);
+    network = await createNetwork(['coordinator', ...agentNames, ...(extra.hosts ?? [])]);
   } catch (error) {
     await sh('umount', [dataDir]).catch(() => undefined);
     throw error;
@@ -95,14 +86,15 @@ export async function createNetnsFleet(agentNames: readonly string[]): Promise<N
     coordinator: null as unknown as Proc,
     agents,
     async startCoordinator() {
-      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `${coordinatorHost.address}:${COORDINATOR_PORT}`, '--data', dataDir], base, join(dir, 'coordinator.log'), ['ip', 'netns', 'exec', coordinatorHost.netns]);
+      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `${coordinatorHost.address}:${COORDINATOR_PORT}`, '--data', dataDir, ...(extra.coordinatorArgs ?? [])], base, join(dir, 'coordinator.log'), ['ip', 'netns', 'exec', coordinatorHost.netns]);
       await fleet.coordinator.waitFor(/listening on http:\/\//, 60_000);
     },
-    async startAgent(name) {
-      const host = network.host(name);
-      const env = { ...base, BENCHFLEET_LOCK_FILE: join(dir, `timing-${name}.lock`) };
-      const agent = startBenchfleet(['agent', '--coordinator', url, '--name', name, '--state', join(dir, 'agents', name)], env, join(dir, `agent-${name}.log`), ['ip', 'netns', 'exec', host.netns]);
-      agents.set(name, agent);
+    async startAgent(name, hostName = name) {
+      const host = network.host(hostName);
+      const key = hostName === name ? name : `${name}@${hostName}`;
+      const env = { ...base, BENCHFLEET_LOCK_FILE: join(dir, `timing-${hostName}.lock`) };
+      const agent = startBenchfleet(['agent', '--coordinator', url, '--name', name, '--state', join(dir, 'agents', key)], env, join(dir, `agent-${key}.log`), ['ip', 'netns', 'exec', host.netns]);
+      agents.set(key, agent);
       await agent.waitFor(/connected to .* as /, 60_000);
       return agent;
     },
@@ -134,7 +126,7 @@ export async function createNetnsFleet(agentNames: readonly string[]): Promise<N
   return fleet;
 }
 
-export async function startRun(fleet: NetnsFleet, plan: NetnsPlan, machines: string[]): Promise<{ runId: string; planSha256: string }> {
+export async function startRun(fleet: NetnsFleet, plan: TestPlan, machines: string[]): Promise<{ runId: string; planSha256: string }> {
   const socket = await fleet.control();
   try {
     const planText = `${JSON.stringify(plan, null, 2)}\n`;
@@ -152,8 +144,8 @@ export async function deliveredLines(fleet: NetnsFleet, runId: string, machines:
 }
 
 /** Lines per policy file of a complete run: the environment row and one sample per (kernel, arm, round). */
-export function plannedLines(plan: NetnsPlan): number {
-  return 1 + plan.kernels.length * plan.arms.length * plan.rounds;
+export function plannedLines(plan: TestPlan): number {
+  return 1 + plannedSamples(plan);
 }
 
 /**
@@ -164,7 +156,7 @@ export function plannedLines(plan: NetnsPlan): number {
  * interrupted round whole and keeps every line delivered before: the spool byte for byte, every
  * (kernel, arm, round) at least once, sample seqs increasing.
  */
-export async function assertExactlyOnce(fleet: NetnsFleet, runId: string, machine: string, plan: NetnsPlan, expect: 'complete' | 'prefix' | 'resumed'): Promise<number> {
+export async function assertExactlyOnce(fleet: NetnsFleet, runId: string, machine: string, plan: TestPlan, expect: 'complete' | 'prefix' | 'resumed'): Promise<number> {
   let total = 0;
   for (const policy of plan.policies) {
     const where = `${machine}/${policy}.jsonl of run ${runId}`;

@@ -219,7 +219,10 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     peakKiB = Math.max(peakKiB, use.hwmKiB);
     const runDir = join(options.dir, 'coordinator', 'runs', runId);
     await stat(join(runDir, 'manifest.json'));
-    const final = unwrap(await request<ControlToCoordinator, 'status'>(control, 60_000, 'status')).runs.find((r) => r.runId === runId);
+    // After the report the coordinator's dashboard reads the final run (every summary, the
+    // manifest checked): give the last status time, and keep the figures if it never comes.
+    const last = await request<ControlToCoordinator, 'status'>(control, 300_000, 'status').catch(() => null);
+    const final = last?.ok ? last.value.runs.find((r) => r.runId === runId) : undefined;
     const check = await fleet.checkStored(runDir, runId);
     return {
       machines: options.machines,
@@ -239,7 +242,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       reportMs: reportAt - deliveredAt,
       peakRssMiB: peakKiB / 1024,
       cpuCores: (cpuBefore + use.cpuS) / ((Date.now() - started) / 1000),
-      runState: final?.state ?? 'missing',
+      runState: final?.state ?? (last === null ? 'status not answered in 300 s' : 'missing'),
       restarts,
     };
   } finally {

@@ -17,9 +17,9 @@ import type { AgentRegistry } from './agent-registry.ts';
 import { REPORT_FILE, writeDerivedFiles } from './finalize-run.ts';
 import { RecordSink } from './record-sink.ts';
 import { newRunId } from './run-id.ts';
-import { RunLifecycle } from './run-lifecycle.ts';
+import type { RunLifecycle } from './run-lifecycle.ts';
 import { isTerminal } from './run-schema.ts';
-import { RunStore } from './run-store.ts';
+import type { RunStore } from './run-store.ts';
 
 const log = createLogger('coordinator:runs');
 
@@ -34,20 +34,32 @@ export interface AgentLink {
   isOnline(machine: string): boolean;
 }
 
-export interface DispatchOptions {
+export interface DispatchTiming {
   assignTimeoutMs: number;
   /** A machine whose agent stays offline this long during a run fails, saying so. */
   machineDeadlineMs: number;
 }
 
+export interface DispatchOptions {
+  /** The run folders. */
+  store: RunStore;
+  /** The owner of run state; the coordinator builds it and tells the dispatcher of each change (runChanged). */
+  lifecycle: RunLifecycle;
+  registry: AgentRegistry;
+  agents: AgentLink;
+  timing: DispatchTiming;
+  /** A run's report is written (or could not be): for its followers. */
+  onReport: (report: { runId: string; markdown: string; dir: string }) => void;
+}
+
 export class RunDispatch {
-  readonly store: RunStore;
-  readonly lifecycle: RunLifecycle;
+  private readonly store: RunStore;
+  private readonly lifecycle: RunLifecycle;
   private readonly sink = new RecordSink();
   private readonly registry: AgentRegistry;
   private readonly agents: AgentLink;
-  private readonly options: DispatchOptions;
-  private readonly onReport: (report: { runId: string; markdown: string; dir: string }) => void;
+  private readonly timing: DispatchTiming;
+  private readonly onReport: DispatchOptions['onReport'];
   private readonly finalizing = new Map<string, Promise<void>>();
   private deadlineTimer: NodeJS.Timeout | null = null;
   /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
@@ -58,19 +70,21 @@ export class RunDispatch {
   private readonly loaded: Promise<void>;
   private markLoaded: () => void = () => undefined;
 
-  constructor(dataDir: string, registry: AgentRegistry, agents: AgentLink, options: DispatchOptions, announce: (run: RunSummary) => void, onReport: (report: { runId: string; markdown: string; dir: string }) => void) {
-    this.store = new RunStore(dataDir);
-    this.registry = registry;
-    this.agents = agents;
-    this.options = options;
-    this.onReport = onReport;
-    this.lifecycle = new RunLifecycle(this.store, (run) => {
-      announce(run);
-      if (run.state === 'delivering') this.finalize(run.runId);
-    });
+  constructor(options: DispatchOptions) {
+    this.store = options.store;
+    this.lifecycle = options.lifecycle;
+    this.registry = options.registry;
+    this.agents = options.agents;
+    this.timing = options.timing;
+    this.onReport = options.onReport;
     this.loaded = new Promise((resolve) => {
       this.markLoaded = resolve;
     });
+  }
+
+  /** The lifecycle announced a change of `run` (saved already): a run whose machines all ended is finalized. */
+  runChanged(run: RunSummary): void {
+    if (run.state === 'delivering') this.finalize(run.runId);
   }
 
   /** Load every run and pick up what a restart interrupted. */
@@ -85,7 +99,7 @@ export class RunDispatch {
       else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) void this.startQueuedAfter(run.after);
       else if (run.state === 'queued' && !run.after) void this.assignRun(run.runId);
     }
-    const every = Math.max(1000, Math.min(60_000, this.options.machineDeadlineMs / 4));
+    const every = Math.max(1000, Math.min(60_000, this.timing.machineDeadlineMs / 4));
     this.deadlineTimer = setInterval(() => void this.expireMachines(), every);
     this.deadlineTimer.unref();
   }
@@ -164,7 +178,7 @@ export class RunDispatch {
     const planText = await this.store.planText(runId);
     let taken: boolean;
     try {
-      taken = await this.agents.assign(machine, { runId, machine, planText, planSha256: run.planSha256 }, this.options.assignTimeoutMs);
+      taken = await this.agents.assign(machine, { runId, machine, planText, planSha256: run.planSha256 }, this.timing.assignTimeoutMs);
     } catch (refusal) {
       await this.lifecycle.assignmentRefused(runId, machine, errorMessage(refusal));
       return;
@@ -212,8 +226,8 @@ export class RunDispatch {
    * assignment, sent again at each of its connects) for that long.
    */
   async expireMachines(now = Date.now()): Promise<void> {
-    const hours = this.options.machineDeadlineMs / 3_600_000;
-    const deadline = `the machine deadline of ${hours >= 1 ? `${hours} h` : `${Math.round(this.options.machineDeadlineMs / 1000)} s`} (coordinator --machine-deadline)`;
+    const hours = this.timing.machineDeadlineMs / 3_600_000;
+    const deadline = `the machine deadline of ${hours >= 1 ? `${hours} h` : `${Math.round(this.timing.machineDeadlineMs / 1000)} s`} (coordinator --machine-deadline)`;
     for (const run of this.lifecycle.list()) {
       for (const [machine, m] of Object.entries(run.machines)) {
         if (!(m.state === 'assigned' || m.state === 'running' || m.state === 'delivering')) continue;
@@ -221,11 +235,11 @@ export class RunDispatch {
         if (this.agents.isOnline(machine)) {
           if (m.state !== 'assigned') continue;
           const since = Date.parse(this.lifecycle.machineSince(run.runId, machine) ?? run.createdAt);
-          if (now - since < this.options.machineDeadlineMs) continue;
+          if (now - since < this.timing.machineDeadlineMs) continue;
           message = `agent ${machine} is connected but has not taken its plan since it was assigned at ${new Date(since).toISOString()} (the plan is sent again at each of its connects); failed after ${deadline}`;
         } else {
           const lastSeen = Date.parse(this.registry.lastSeen(machine) ?? run.createdAt);
-          if (now - lastSeen < this.options.machineDeadlineMs) continue;
+          if (now - lastSeen < this.timing.machineDeadlineMs) continue;
           message = `agent ${machine} has not been heard from since ${new Date(lastSeen).toISOString()}; failed after ${deadline}`;
         }
         log.warn(`run ${run.runId}: ${message}`);

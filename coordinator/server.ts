@@ -31,7 +31,8 @@ import { bearerToken, forbidden, Gatekeeper, type LoginLimit, type Role } from '
 import { createHttpRoutes } from './http-routes.ts';
 import { respond, respondWith } from './reply.ts';
 import { RunDispatch } from './run-dispatch.ts';
-import type { RunStore } from './run-store.ts';
+import { RunLifecycle } from './run-lifecycle.ts';
+import { RunStore } from './run-store.ts';
 
 const log = createLogger('coordinator');
 
@@ -96,6 +97,8 @@ function answersPing(socket: Socket, timeoutMs: number): Promise<boolean> {
 export class Coordinator {
   readonly options: CoordinatorOptions;
   private readonly registry: AgentRegistry;
+  private readonly runStore: RunStore;
+  private readonly lifecycle: RunLifecycle;
   private readonly dispatch: RunDispatch;
   private readonly agentSockets = new Map<string, AgentSocket>();
   private readonly gate: Gatekeeper;
@@ -112,10 +115,19 @@ export class Coordinator {
     if (!agentToken || !controlToken) throw new BenchfleetError('AUTH_FAILED', 'the coordinator needs an agent token and a control token (or one token for both)');
     this.gate = new Gatekeeper({ agent: agentToken, control: controlToken }, options.loginLimit);
     this.registry = new AgentRegistry(options.dataDir);
-    this.dispatch = new RunDispatch(
-      options.dataDir,
-      this.registry,
-      {
+    this.runStore = new RunStore(options.dataDir);
+    // The coordinator owns run state: every change is saved, then sent to the run's followers
+    // and observers, then handed to the dispatcher (which finalizes ended runs).
+    this.lifecycle = new RunLifecycle(this.runStore, (run) => {
+      this.control?.to(`run:${run.runId}`).emit('run:update', run);
+      this.events.emit('run', run.runId);
+      this.dispatch.runChanged(run);
+    });
+    this.dispatch = new RunDispatch({
+      store: this.runStore,
+      lifecycle: this.lifecycle,
+      registry: this.registry,
+      agents: {
         assign: async (machine, assignment, timeoutMs) => {
           const socket = this.agentSockets.get(machine);
           if (!socket) return false;
@@ -128,32 +140,28 @@ export class Coordinator {
         cancel: (machine, runId) => this.agentSockets.get(machine)?.emit('run:cancel', runId),
         isOnline: (machine) => this.agentSockets.has(machine),
       },
-      { assignTimeoutMs: options.assignTimeoutMs ?? 15_000, machineDeadlineMs: options.machineDeadlineMs ?? DEFAULT_MACHINE_DEADLINE_HOURS * 3_600_000 },
-      (run) => {
-        this.control?.to(`run:${run.runId}`).emit('run:update', run);
-        this.events.emit('run', run.runId);
-      },
-      (report) => this.control?.to(`run:${report.runId}`).emit('run:report', report),
-    );
+      timing: { assignTimeoutMs: options.assignTimeoutMs ?? 15_000, machineDeadlineMs: options.machineDeadlineMs ?? DEFAULT_MACHINE_DEADLINE_HOURS * 3_600_000 },
+      onReport: (report) => this.control?.to(`run:${report.runId}`).emit('run:report', report),
+    });
   }
 
   /** The run folders (paths of plans and raw files), for tools and tests that read them. */
   get store(): RunStore {
-    return this.dispatch.store;
+    return this.runStore;
   }
 
   /** Copies of every run as it stands. */
   runs(): RunSummary[] {
-    return this.dispatch.lifecycle.list();
+    return this.lifecycle.list();
   }
 
   /** A copy of one run, or null when there is none of that id. */
   run(runId: string): RunSummary | null {
-    return this.dispatch.lifecycle.has(runId) ? this.dispatch.lifecycle.get(runId) : null;
+    return this.lifecycle.has(runId) ? this.lifecycle.get(runId) : null;
   }
 
   agentList(): AgentSummary[] {
-    return this.registry.list((m) => this.dispatch.lifecycle.activeRun(m));
+    return this.registry.list((m) => this.lifecycle.activeRun(m));
   }
 
   /** Load the data folder, listen, and return the URL clients use. */
@@ -300,7 +308,7 @@ export class Coordinator {
       }
     });
     ns.on('connection', (socket: ControlSocket) => {
-      const lifecycle = this.dispatch.lifecycle;
+      const lifecycle = this.lifecycle;
       socket.on('run:start', (request, ack) => respond(ack, log, 'run:start', () => this.dispatch.startRun(request)));
       socket.on('status', (ack) => respond(ack, log, 'status', () => ({ agents: this.agentList(), runs: lifecycle.list() })));
       socket.on('run:follow', (rawId, ack) =>

@@ -1,17 +1,19 @@
 // What the coordinator does with runs, between the sockets (server.ts) and the run lifecycle
-// (the only owner of run state): start a run or series, send plans to agents, take record
-// batches and ends of runs, cancel, finalize (summaries, report, manifest), start the next run
-// of a series, and fail machines that never come back within their deadline.
+// (the only owner of run state): queue a run or series on its machines, start each machine's
+// next queued run when it is free, send plans to agents, take record batches and ends of runs,
+// cancel, finalize (summaries, report, manifest), and fail machines that never come back within
+// their deadline.
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE, writeManifest } from '../analysis/raw/manifest.ts';
 import { readRawFile } from '../analysis/raw/raw-reader.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import { background } from '../shared/background.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import type { Policy } from '../shared/policies.ts';
-import type { BatchAck, ResumePoint, RunSummary } from '../shared/protocol/events.ts';
+import type { BatchAck, ResumePoint, RunStarted, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import { REPORT_FILE, writeDerivedFiles } from './finalize-run.ts';
@@ -62,6 +64,8 @@ export class RunDispatch {
   private readonly onReport: DispatchOptions['onReport'];
   private readonly finalizing = new Map<string, Promise<void>>();
   private deadlineTimer: NodeJS.Timeout | null = null;
+  /** Per machine, the tail of its queue decisions: one at a time, so a free machine starts one run, not two. */
+  private readonly starting = new Map<string, Promise<unknown>>();
   /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
   private readonly offering = new Set<string>();
   /** Of those, the ones whose agent connected again meanwhile: the answer may be lost with the old link, so send once more. */
@@ -82,9 +86,15 @@ export class RunDispatch {
     });
   }
 
-  /** The lifecycle announced a change of `run` (saved already): a run whose machines all ended is finalized. */
+  /**
+   * The lifecycle announced a change of `run` (saved already): a run whose machines all ended is
+   * finalized, and a machine that ended its part (or was queued) starts its next queued run.
+   */
   runChanged(run: RunSummary): void {
     if (run.state === 'delivering') this.finalize(run.runId);
+    for (const [machine, m] of Object.entries(run.machines)) {
+      if (isTerminal(m.state) || m.state === 'queued') background(log, `starting the next run of ${machine}`, this.startNext(machine));
+    }
   }
 
   /** Load every run and pick up what a restart interrupted. */
@@ -94,11 +104,11 @@ export class RunDispatch {
     for (const run of this.lifecycle.list()) {
       if (run.state === 'delivering') this.finalize(run.runId);
       // Stopped while sending its plans: the machines still waiting get theirs when their agents connect.
-      else if (run.state === 'assigned') void this.offerWaiting(run.runId).catch((error: unknown) => log.error(`run ${run.runId}: ${errorMessage(error)}`));
+      else if (run.state === 'assigned' || run.state === 'running') background(log, `run ${run.runId}`, this.offerWaiting(run.runId));
       else if (isTerminal(run.state) && !(await this.hasManifest(run.runId))) this.finalize(run.runId);
-      else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) void this.startQueuedAfter(run.after);
-      else if (run.state === 'queued' && !run.after) void this.assignRun(run.runId);
     }
+    // The queues as saved: every free machine starts its next run.
+    for (const machine of this.lifecycle.queuedMachines()) background(log, `starting the next run of ${machine}`, this.startNext(machine));
     const every = Math.max(1000, Math.min(60_000, this.timing.machineDeadlineMs / 4));
     this.deadlineTimer = setInterval(() => void this.expireMachines(), every);
     this.deadlineTimer.unref();
@@ -113,7 +123,7 @@ export class RunDispatch {
     return stat(join(this.store.runDir(runId), MANIFEST_FILE)).then(() => true, () => false);
   }
 
-  async startRun(rawRequest: unknown): Promise<{ runId: string; runIds: string[]; planSha256: string }> {
+  async startRun(rawRequest: unknown): Promise<RunStarted> {
     const request = validateStartRequest(rawRequest);
     let planJson: unknown;
     try {
@@ -128,20 +138,45 @@ export class RunDispatch {
     const offline = machines.filter((m) => !this.agents.isOnline(m));
     if (offline.length > 0) throw new BenchfleetError('MACHINE_OFFLINE', `offline machine${offline.length > 1 ? 's' : ''}: ${offline.join(', ')}; start their agents first`);
     const planSha256 = createHash('sha256').update(request.planText).digest('hex');
-    // Busy check and claim in one step (createSeries), before anything else is awaited.
-    const runs = await this.lifecycle.createSeries(request.planText, planSha256, machines, request.runs, () => newRunId());
-    const runIds = runs.map((r) => r.runId);
+    const { runIds } = await this.queueRuns(request.planText, planSha256, machines, request.runs);
     const first = runIds[0];
     if (!first) throw new BenchfleetError('USAGE', 'no run to start');
-    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
-    await this.assignRun(first);
-    return { runId: first, runIds, planSha256 };
+    // Where the first run stands once every free machine has taken its plan: queued machines say their place.
+    const queue = Object.fromEntries(Object.entries(this.lifecycle.get(first).machines).flatMap(([m, s]) => (s.queue === undefined ? [] : [[m, s.queue]])));
+    return { runId: first, runIds, planSha256, queue };
   }
 
-  /** Send a run's plan to each of its machines (see offer). */
-  private async assignRun(runId: string): Promise<void> {
-    const run = await this.lifecycle.startAssigning(runId);
-    await Promise.all(Object.keys(run.machines).map((machine) => this.offer(runId, machine)));
+  /**
+   * Queue `count` runs of a plan (already validated) on `machines` and start them where the
+   * machines are free; resolves once the free machines were sent their plans.
+   */
+  async queueRuns(planText: string, planSha256: string, machines: readonly string[], count: number, newId: () => string = () => newRunId()): Promise<{ runIds: string[] }> {
+    const runs = await this.lifecycle.createSeries(planText, planSha256, machines, count, newId);
+    const runIds = runs.map((r) => r.runId);
+    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
+    await Promise.all(machines.map((machine) => this.startNext(machine)));
+    return { runIds };
+  }
+
+  /**
+   * When `machine` works on no run, its next queued run starts there: the machine is assigned
+   * (saved) and sent its plan. One decision per machine at a time, its offer included (the
+   * machine is busy meanwhile anyway), so a caller that finds the machine taken still waits
+   * for the plan that took it.
+   */
+  private startNext(machine: string): Promise<void> {
+    const previous = this.starting.get(machine) ?? Promise.resolve();
+    const task = previous.then(async () => {
+      await this.loaded;
+      if (this.lifecycle.activeRun(machine) !== null) return;
+      const runId = this.lifecycle.nextInQueue(machine);
+      if (runId === null) return;
+      log.info(`run ${runId}: ${machine} is free; starting its part`);
+      await this.lifecycle.machineAssigned(runId, machine);
+      await this.offer(runId, machine);
+    });
+    this.starting.set(machine, task.catch((error: unknown) => log.error(`starting the next run of ${machine}: ${errorMessage(error)}`)));
+    return task;
   }
 
   /**
@@ -210,14 +245,6 @@ export class RunDispatch {
         return this.offer(runId, machine, true);
       }),
     );
-  }
-
-  /** Start the queued run of a series that waits for `runId`, if any. */
-  private async startQueuedAfter(runId: string): Promise<void> {
-    const next = this.lifecycle.list().find((r) => r.state === 'queued' && r.after === runId);
-    if (!next) return;
-    log.info(`run ${next.runId}: starting, next in its series after ${runId}`);
-    await this.assignRun(next.runId).catch((error: unknown) => log.error(`run ${next.runId}: could not start: ${errorMessage(error)}`));
   }
 
   /**
@@ -324,7 +351,7 @@ export class RunDispatch {
     return this.lifecycle.get(runId);
   }
 
-  /** Summaries and report, then the final state, then the manifest; then the report to followers and the next run of a series. */
+  /** Summaries and report, then the final state, then the manifest; then the report to followers. */
   private finalize(runId: string): void {
     if (this.finalizing.has(runId)) return;
     const task = (async () => {
@@ -341,7 +368,6 @@ export class RunDispatch {
       await writeManifest(dir);
       log.info(`run ${runId}: ${run.state}`);
       await this.sendReport(runId);
-      await this.startQueuedAfter(runId);
     })().catch((error: unknown) => log.error(`run ${runId}: finalizing failed: ${errorMessage(error)}`));
     this.finalizing.set(runId, task);
   }

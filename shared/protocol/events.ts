@@ -142,8 +142,8 @@ export interface AgentHeartbeat {
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 
 /**
- * Where a machine of a run (and a run as a whole) stands. queued: waiting for the run before it
- * in a series; assigned: plan sent, not yet accepted; running; delivering: every sample taken,
+ * Where a machine of a run (and a run as a whole) stands. queued: waiting in the machine's queue
+ * (first come, first served) until the machine works on no other run; assigned: plan sent, not yet accepted; running; delivering: every sample taken,
  * the last records on their way (for a run: every machine ended, summaries and report being
  * written); then completed, failed or cancelled, which never change again.
  */
@@ -158,6 +158,8 @@ export interface MachineRunState {
   message: string | null;
   /** Why the machine has not started measuring yet (timing lock held, load wait); not stored. */
   waiting?: string | null;
+  /** While queued: the machine's place in its queue of runs (1: it starts this run next, once free). */
+  queue?: number;
 }
 
 export interface RunSummary {
@@ -173,9 +175,18 @@ export interface RunSummary {
   machines: Record<string, MachineRunState>;
 }
 
+/** The answer to run:start: the runs queued, and where the first waits on machines that were busy. */
+export interface RunStarted {
+  runId: string;
+  runIds: string[];
+  planSha256: string;
+  /** Machines on which the first run is queued behind other runs, with its place in their queue (1: next). */
+  queue: Record<string, number>;
+}
+
 export type ControlToCoordinator = {
-  /** Start `runs` (default 1) back-to-back runs of one plan; the first starts now, the rest are queued. */
-  'run:start': (request: { planText: string; machines: string[]; runs?: number }, ack: (result: Ack<{ runId: string; runIds: string[]; planSha256: string }>) => void) => void;
+  /** Start `runs` (default 1) back-to-back runs of one plan; each machine queues them behind the runs it already has. */
+  'run:start': (request: { planText: string; machines: string[]; runs?: number }, ack: (result: Ack<RunStarted>) => void) => void;
   'status': (ack: (result: Ack<{ agents: AgentSummary[]; runs: RunSummary[] }>) => void) => void;
   'run:follow': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
   'run:cancel': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;

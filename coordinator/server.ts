@@ -30,6 +30,8 @@ import { AgentRegistry } from './agent-registry.ts';
 import { bearerToken, forbidden, Gatekeeper, type LoginLimit, type Role } from './auth.ts';
 import { createHttpRoutes } from './http-routes.ts';
 import { respond, respondWith } from './reply.ts';
+import type { CampaignSummary } from '../shared/protocol/campaign.ts';
+import { Campaigns } from './campaigns.ts';
 import { RunDispatch } from './run-dispatch.ts';
 import { RunLifecycle } from './run-lifecycle.ts';
 import { RunStore } from './run-store.ts';
@@ -100,13 +102,14 @@ export class Coordinator {
   private readonly runStore: RunStore;
   private readonly lifecycle: RunLifecycle;
   private readonly dispatch: RunDispatch;
+  private readonly campaigns: Campaigns;
   private readonly agentSockets = new Map<string, AgentSocket>();
   private readonly gate: Gatekeeper;
   private http: HttpServer | null = null;
   private io: Server | null = null;
   private control: Namespace<ControlToCoordinator, CoordinatorToControl> | null = null;
-  /** Read-only observers (the dashboard): `run` with a run id after its state changed, `agents` after one connected or left. */
-  readonly events = new EventEmitter<{ run: [runId: string]; agents: [] }>();
+  /** Read-only observers (the dashboard): `run` with a run id after its state changed, `agents` after one connected or left, `campaign` with a campaign id after it changed. */
+  readonly events = new EventEmitter<{ run: [runId: string]; agents: []; campaign: [campaignId: string] }>();
 
   constructor(options: CoordinatorOptions) {
     this.options = options;
@@ -122,6 +125,7 @@ export class Coordinator {
       this.control?.to(`run:${run.runId}`).emit('run:update', run);
       this.events.emit('run', run.runId);
       this.dispatch.runChanged(run);
+      this.campaigns.runChanged(run);
     });
     this.dispatch = new RunDispatch({
       store: this.runStore,
@@ -143,6 +147,32 @@ export class Coordinator {
       timing: { assignTimeoutMs: options.assignTimeoutMs ?? 15_000, machineDeadlineMs: options.machineDeadlineMs ?? DEFAULT_MACHINE_DEADLINE_HOURS * 3_600_000 },
       onReport: (report) => this.control?.to(`run:${report.runId}`).emit('run:report', report),
     });
+    this.campaigns = new Campaigns({
+      dataDir: options.dataDir,
+      lifecycle: this.lifecycle,
+      queueRuns: (planText, planSha256, machines, count, newId) => this.dispatch.queueRuns(planText, planSha256, machines, count, newId),
+      cancelRun: (runId) => this.dispatch.cancel(runId),
+      knownMachine: (machine) => this.registry.known(machine),
+      runDir: (runId) => this.runStore.runDir(runId),
+      announce: (campaign) => {
+        this.control?.to(`campaign:${campaign.campaignId}`).emit('campaign:update', campaign);
+        this.events.emit('campaign', campaign.campaignId);
+      },
+    });
+  }
+
+  /** Copies of every campaign as it stands. */
+  campaignList(): CampaignSummary[] {
+    return this.campaigns.list();
+  }
+
+  /** A copy of one campaign, or null when there is none of that id. */
+  campaign(campaignId: string): CampaignSummary | null {
+    try {
+      return this.campaigns.get(campaignId);
+    } catch {
+      return null;
+    }
   }
 
   /** The run folders (paths of plans and raw files), for tools and tests that read them. */
@@ -200,7 +230,10 @@ export class Coordinator {
       http.once('error', reject);
       http.listen(this.options.port, this.options.host, () => resolve());
     });
+    // Campaigns first, so that the end of a run finalized at start-up reaches its campaign.
+    await this.campaigns.load();
     await this.dispatch.start();
+    this.campaigns.resume();
     const scheme = this.options.tls ? 'https' : 'http';
     return `${scheme}://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}`;
   }
@@ -210,6 +243,7 @@ export class Coordinator {
   }
 
   async close(): Promise<void> {
+    await this.campaigns.close();
     await this.dispatch.close();
     await new Promise<void>((resolve) => {
       if (!this.io) return resolve();
@@ -324,6 +358,16 @@ export class Coordinator {
         }),
       );
       socket.on('run:cancel', (rawId, ack) => respond(ack, log, 'run:cancel', () => this.dispatch.cancel(rawId)));
+      socket.on('campaign:start', (request, ack) => respond(ack, log, 'campaign:start', () => this.campaigns.start(request)));
+      socket.on('campaign:list', (ack) => respond(ack, log, 'campaign:list', () => this.campaigns.list()));
+      socket.on('campaign:follow', (rawId, ack) =>
+        respond(ack, log, 'campaign:follow', async () => {
+          const campaign = this.campaigns.get(rawId);
+          await socket.join(`campaign:${campaign.campaignId}`);
+          return campaign;
+        }),
+      );
+      socket.on('campaign:cancel', (rawId, ack) => respond(ack, log, 'campaign:cancel', () => this.campaigns.cancel(rawId)));
     });
   }
 }

@@ -5,6 +5,7 @@
 // compare's recommendation uses. The rule is never checked before the third run of a cell: two
 // runs give one degree of freedom (t = 12.7), and two runs that happen to agree would stop a
 // campaign that has measured nothing of its spread (docs/statistics.md).
+import type { CampaignCell } from '../../shared/protocol/campaign.ts';
 import type { CompareGroup, Comparison } from '../compare/compare-types.ts';
 
 /** Runs a cell needs before the rule may hold for it: the across-run interval's degrees of freedom are runs - 1. */
@@ -24,26 +25,7 @@ export interface StopRule {
 }
 
 /** One cell (machine x policy x kernel, of the arm compared) as the runs so far measure it. */
-export interface CellProgress {
-  machine: string;
-  policy: string;
-  kernel: string;
-  arm: string;
-  /** Runs behind the cell (a machine that dropped out of a run is not in that run's count). */
-  runs: number;
-  /** The across-run figure and its 95% interval (compare's acrossRuns); null with one run. */
-  across: { median: number; lo: number; hi: number } | null;
-  /** Relative half-width sqrt(hi / lo) - 1 (0.079: ±7.9%); null with one run. */
-  halfWidth: number | null;
-  /** The rule holds for this cell: enough runs and halfWidth within the target. */
-  converged: boolean;
-  /** compare's verdict and its runs recommendation for the target. */
-  verdict: CompareGroup['verdict'];
-  recommendedRuns: number | null;
-  recommendation: string | null;
-  /** Each run's median with its within-run interval, in run order. */
-  perRun: { run: string; median: number; lo: number | null; hi: number | null }[];
-}
+export type CellProgress = CampaignCell;
 
 export type StopReason = 'converged' | 'planned-runs' | 'max-runs' | 'max-hours';
 
@@ -76,6 +58,7 @@ export function cellProgress(comparison: Comparison, target: number | null, kern
         runs: g.runs.length,
         across,
         halfWidth,
+        runSd: runSd(g),
         converged: target !== null && g.runs.length >= MIN_RULE_RUNS && halfWidth !== null && halfWidth <= target,
         verdict: g.verdict,
         recommendedRuns: g.recommendation.runs,
@@ -83,6 +66,13 @@ export function cellProgress(comparison: Comparison, target: number | null, kern
         perRun: g.runs.map((r) => ({ run: r.run, median: r.median, lo: r.interval?.lo ?? null, hi: r.interval?.hi ?? null })),
       };
     });
+}
+
+/** The spread of the runs: sd of their mean log speedups (from compare's per-run effects), as exp(sd) - 1. */
+function runSd(g: CompareGroup): number | null {
+  if (g.runs.length < 2 || g.runs.some((r) => r.effect === null)) return null;
+  const deviations = g.runs.map((r) => Math.log(1 + (r.effect as { estimate: number }).estimate));
+  return Math.exp(Math.sqrt(deviations.reduce((sum, d) => sum + d * d, 0) / (deviations.length - 1))) - 1;
 }
 
 export function percent(fraction: number): string {

@@ -4,6 +4,7 @@
 // Every payload that arrives passes a validator in validate.ts before anything trusts it.
 import type { MacosFacts } from '../macos-facts.ts';
 import type { Policy } from '../policies.ts';
+import type { CampaignRequest, CampaignSummary } from './campaign.ts';
 import type { Failure } from './failure.ts';
 
 /**
@@ -190,10 +191,19 @@ export type ControlToCoordinator = {
   'status': (ack: (result: Ack<{ agents: AgentSummary[]; runs: RunSummary[] }>) => void) => void;
   'run:follow': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
   'run:cancel': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
+  /** Start a campaign: runs of one plan, one after the other, until its stop rule holds (shared/protocol/campaign.ts). */
+  'campaign:start': (request: CampaignRequest, ack: (result: Ack<CampaignSummary>) => void) => void;
+  'campaign:list': (ack: (result: Ack<CampaignSummary[]>) => void) => void;
+  /** The campaign as it stands; campaign:update events follow until it has finished or been cancelled. */
+  'campaign:follow': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
+  /** Stop a campaign: no further run starts, and its run in progress is cancelled. */
+  'campaign:cancel': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
 };
 
 export type CoordinatorToControl = {
   'run:update': (run: RunSummary) => void;
   /** The run's report (report.md) once every machine has finished. */
   'run:report': (report: { runId: string; markdown: string; dir: string }) => void;
+  /** A followed campaign changed: a run started or ended, the stop rule decided, it finished. */
+  'campaign:update': (campaign: CampaignSummary) => void;
 };

@@ -8,10 +8,8 @@ import { join } from 'node:path';
 import { unwrap } from '../../cli/control-client.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
-import { createFleet, readJsonLines, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
+import { createFleet, readJsonLines, startRun, TINY_PLAN, waitForRun, type Fleet } from './fleet-helpers.ts';
 
-/** The smallest plan that still makes a report: one kernel, native and one pool arm, two rounds. */
-export const TINY_PLAN = { name: 'queue test', kernels: ['xxhash32'], arms: ['native', 'taskpool-1-batched'], policies: ['whole'], rounds: 2, repeats: 1, jobs: 2, seed: 5, schedule: 'sequential' };
 
 let fleet: Fleet;
 before(async () => {

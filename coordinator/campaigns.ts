@@ -10,10 +10,11 @@ import { Worker } from 'node:worker_threads';
 import { cellProgress, decideStop, type StopRule } from '../analysis/campaign/stop-rule.ts';
 import type { CampaignRunFolder, CampaignCompareOptions } from '../analysis/campaign/campaign-compare.ts';
 import type { Comparison } from '../analysis/compare/compare-types.ts';
-import { workerScript } from '../agent/harness/worker-script.ts';
+import { workerScript } from '../shared/worker-script.ts';
 import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
+import { kernelNames } from '../kernels/catalog.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import { validateCampaignRequest } from '../shared/protocol/campaign-validate.ts';
 import type { CampaignRule, CampaignSummary } from '../shared/protocol/campaign.ts';
@@ -133,7 +134,7 @@ export class Campaigns {
     const request = validateCampaignRequest(raw);
     let plan;
     try {
-      plan = parsePlan(JSON.parse(request.planText));
+      plan = parsePlan(JSON.parse(request.planText), kernelNames());
     } catch (error) {
       throw new BenchfleetError('PLAN_INVALID', `the plan is not valid: ${errorMessage(error)}`);
     }

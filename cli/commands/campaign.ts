@@ -11,6 +11,7 @@ import { cellProgress } from '../../analysis/campaign/stop-rule.ts';
 import { CampaignStore, parseStoredCampaign } from '../../coordinator/campaign-store.ts';
 import { parseStoredRun } from '../../coordinator/run-schema.ts';
 import { applyPolicyEnv } from '../../shared/plan-policy-env.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import type { CampaignRequest, CampaignSummary } from '../../shared/protocol/campaign.ts';
@@ -20,7 +21,7 @@ import { campaignLine, followCampaign } from '../campaign-follow.ts';
 import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 import { readInputFile } from '../read-input.ts';
-import { reconnectMs, reconnectOption, type ReconnectArgs } from './follow.ts';
+import { reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 
 /** "5%", "5" (percent) -> 0.05. */
 export function parsePercent(text: string, option: string): number {
@@ -105,7 +106,7 @@ const startCommand: CommandModule<object, StartArgs> = {
   handler: async (args) => {
     const planText = applyPolicyEnv(new TextDecoder().decode(await readInputFile(args.plan)));
     try {
-      parsePlan(JSON.parse(planText));
+      parsePlan(JSON.parse(planText), kernelNames());
     } catch (error) {
       throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
     }

@@ -1,7 +1,7 @@
 // A campaign on the wire: a named series of runs of one plan on a set of machines, started one
 // after the other until the stop rule holds (docs/plan.md, "Campaigns"; docs/statistics.md,
 // "The stop rule"). What control clients send to start one, and what the coordinator says of it.
-import type { LifecycleState } from './events.ts';
+import type { LifecycleState } from './lifecycle-state.ts';
 
 /** `campaign start`'s options, as sent. Durations in milliseconds, fractions for percentages. */
 export interface CampaignRequest {

@@ -5,6 +5,7 @@
 import type { MacosFacts } from '../macos-facts.ts';
 import type { Policy } from '../policies.ts';
 import type { CampaignRequest, CampaignSummary } from './campaign.ts';
+import type { LifecycleState } from './lifecycle-state.ts';
 import type { Failure } from './failure.ts';
 
 /**
@@ -142,13 +143,7 @@ export interface AgentHeartbeat {
 
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 
-/**
- * Where a machine of a run (and a run as a whole) stands. queued: waiting in the machine's queue
- * (first come, first served) until the machine works on no other run; assigned: plan sent, not yet accepted; running; delivering: every sample taken,
- * the last records on their way (for a run: every machine ended, summaries and report being
- * written); then completed, failed or cancelled, which never change again.
- */
-export type LifecycleState = 'queued' | 'assigned' | 'running' | 'delivering' | 'completed' | 'failed' | 'cancelled';
+export type { LifecycleState } from './lifecycle-state.ts';
 
 export interface MachineRunState {
   state: LifecycleState;

@@ -24,13 +24,13 @@ function perRunText(cell: CampaignCell): string {
   return cell.perRun.map((r) => `${x(r.median)}${r.lo !== null && r.hi !== null ? ` [${r.lo.toFixed(2)}, ${r.hi.toFixed(2)}]` : ''}`).join('; ');
 }
 
-function cellRow(cell: CampaignCell): string[] {
+function cellRow(cell: CampaignCell, rule: boolean): string[] {
   return [
     cell.machine,
     cell.policy,
     cell.kernel,
     cell.across ? `${x(cell.across.median)} [${cell.across.lo.toFixed(2)}, ${cell.across.hi.toFixed(2)}]` : 'one run: no interval',
-    cell.halfWidth === null ? '–' : `±${percent(cell.halfWidth)}${cell.converged ? '' : ' (not converged)'}`,
+    cell.halfWidth === null ? '–' : `±${percent(cell.halfWidth)}${rule && !cell.converged ? ' (not converged)' : ''}`,
     cell.runSd === null ? '–' : percent(cell.runSd),
     cell.verdict,
     String(cell.runs),
@@ -63,12 +63,12 @@ export function renderCampaignReport(c: CampaignSummary, format: CampaignReportF
   if (format === 'markdown') {
     const out = [`# ${l.title}`, '', ...l.facts, ''];
     if (l.notConverged.length > 0) out.push('Cells that did not converge:', '', ...l.notConverged.map((n) => `- ${n}`), '');
-    out.push('## Cells', '', `| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...c.cells.map((cell) => `| ${cellRow(cell).join(' | ')} |`), '');
+    out.push('## Cells', '', `| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...c.cells.map((cell) => `| ${cellRow(cell, c.rule.until !== null).join(' | ')} |`), '');
     out.push('## Runs', '', ...l.runs.map((r) => `- ${r}`), '');
     out.push('## The band, run by run', '', ...c.bands.map((b) => `- after ${b.runs} run${b.runs === 1 ? '' : 's'}: widest cell ${b.widest === null ? 'without an interval' : `±${percent(b.widest)}`}`), '');
     return out.join('\n');
   }
-  const table = `<table><thead><tr>${HEAD.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${c.cells.map((cell) => `<tr>${cellRow(cell).map((v) => `<td>${escapeHtml(v)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+  const table = `<table><thead><tr>${HEAD.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${c.cells.map((cell) => `<tr>${cellRow(cell, c.rule.until !== null).map((v) => `<td>${escapeHtml(v)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
   const list = (items: string[]): string => `<ul>${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(l.title)}</title>

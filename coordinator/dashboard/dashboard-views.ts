@@ -2,6 +2,7 @@
 // socket.io namespace. The pages (web/) and the server (coordinator/dashboard/) agree on these
 // types at compile time; the figures inside are the analysis's own types (Report, Comparison),
 // so the dashboard shows exactly what `benchfleet report` and `benchfleet compare` compute.
+import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { Comparison } from '../../analysis/compare/compare-types.ts';
 import type { Report } from '../../analysis/report/report-types.ts';
 import type { MachineFacts, MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
@@ -98,4 +99,6 @@ export interface StaticReportView {
 export type DashboardToUi = {
   fleet: (view: FleetView) => void;
   run: (item: RunListItem) => void;
+  /** A campaign changed: a run started or ended, its stop rule decided, it finished. */
+  campaign: (campaign: CampaignSummary) => void;
 };

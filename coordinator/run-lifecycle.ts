@@ -74,6 +74,8 @@ export class RunLifecycle {
   private readonly now: () => Date;
   /** Per run, per machine: why it waits before measuring (the latest progress's `waiting`). */
   private readonly waiting = new Map<string, Map<string, string>>();
+  /** Per run: why its finalization has not finished yet (held in memory only, never stored). */
+  private readonly finalizingProblems = new Map<string, string>();
 
   constructor(store: RunStore, announce: Announce, now: () => Date = () => new Date()) {
     this.store = store;
@@ -202,7 +204,22 @@ export class RunLifecycle {
 
   /** Apply `change` to a private copy of the run, check it, save it, then make it current and announce it. */
   private summary(run: StoredRun): RunSummary {
-    return copy(run, this.waiting.get(run.runId), (machine) => this.queueOf(machine).findIndex((r) => r.runId === run.runId) + 1);
+    const problem = this.finalizingProblems.get(run.runId);
+    const place = (machine: string): number => this.queueOf(machine).findIndex((r) => r.runId === run.runId) + 1;
+    return { ...copy(run, this.waiting.get(run.runId), place), ...(problem !== undefined && !isTerminal(run.state) ? { finalizing: problem } : {}) };
+  }
+
+  /**
+   * Say why the run's finalization has not finished (null once it has, or is tried again):
+   * announced at once, not saved, since nothing of the run's stored state changed.
+   */
+  finalizingProblem(runId: string, problem: string | null): void {
+    const run = this.stored(runId);
+    if ((this.finalizingProblems.get(runId) ?? null) === problem) return;
+    if (problem === null) this.finalizingProblems.delete(runId);
+    else this.finalizingProblems.set(runId, problem);
+    // A final run was announced as such already and shows no problem.
+    if (!isTerminal(run.state)) this.announce(this.summary(run));
   }
 
   private change(runId: string, change: (run: StoredRun) => boolean): Promise<RunSummary> {

@@ -29,7 +29,7 @@ export const statusCommand: CommandModule<object, Args> = {
       printLine(
         formatTable(
           ['run', 'state', 'machines'],
-          status.runs.map((r) => [r.runId, r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${machineStateText(m)} ${m.done}/${m.total}`).join(', ')]),
+          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${machineStateText(m)} ${m.done}/${m.total}`).join(', ')]),
         ),
       );
     } finally {

@@ -10,17 +10,14 @@ import { renderCampaignReport, type CampaignReportFormat } from '../../analysis/
 import { cellProgress } from '../../analysis/campaign/stop-rule.ts';
 import { CampaignStore, parseStoredCampaign } from '../../coordinator/campaign-store.ts';
 import { parseStoredRun } from '../../coordinator/run-schema.ts';
-import { applyPolicyEnv } from '../../shared/plan-policy-env.ts';
-import { kernelNames } from '../../kernels/catalog.ts';
-import { parsePlan } from '../../shared/plan-validate.ts';
-import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
 import type { CampaignRequest, CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { campaignLine, followCampaign } from '../campaign-follow.ts';
 import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
-import { readInputFile } from '../read-input.ts';
+import { planToSend } from '../plan-to-send.ts';
 import { reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 
 /** "5%", "5" (percent) -> 0.05. */
@@ -104,14 +101,7 @@ const startCommand: CommandModule<object, StartArgs> = {
       .example('$0 campaign start deploy/plans/study.json --machines ryzen --until 5% --max-runs 12 --spacing 20m --jitter 10m --follow', 'the study until every cell is known within ±5%, runs spread over hours')
       .example('$0 campaign start deploy/plans/demo.json --machines ryzen,m2pro --runs 5 --follow', 'five runs back to back, then the report'),
   handler: async (args) => {
-    const planText = applyPolicyEnv(new TextDecoder().decode(await readInputFile(args.plan)));
-    try {
-      parsePlan(JSON.parse(planText), kernelNames());
-    } catch (error) {
-      throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
-    }
-    const machines = args.machines.split(',').map((m) => m.trim()).filter(Boolean);
-    if (machines.length === 0) throw new BenchfleetError('USAGE', '--machines names no machine');
+    const { planText, machines } = await planToSend(args.plan, args.machines);
     const body: CampaignRequest = {
       planText,
       machines,

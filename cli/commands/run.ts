@@ -1,10 +1,8 @@
 // `benchfleet run PLAN --machines a,b`: one run of a plan on several machines.
 import type { CommandModule } from 'yargs';
-import { parsePlan } from '../../shared/plan-validate.ts';
-import { kernelNames } from '../../kernels/catalog.ts';
-import { applyPolicyEnv, POLICY_ENV } from '../../shared/plan-policy-env.ts';
-import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
-import { readInputFile } from '../read-input.ts';
+import { POLICY_ENV } from '../../shared/plan-policy-env.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { planToSend } from '../plan-to-send.ts';
 import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
 import { followRun } from '../follow.ts';
 import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
@@ -32,14 +30,7 @@ export const runCommand: CommandModule<object, Args> = {
       .epilogue(`A machine works on one run at a time: on a busy machine the run waits in that machine's queue (first come, first served) and starts when the machine is free; machines of one run start on their own. \`benchfleet cancel RUN\` takes a queued run out.\n\n${POLICY_ENV}, the study scripts' variable naming the reset policies (e.g. whole,pages), is written into a plan that names none before it is sent and hashed.`),
   handler: async (args) => {
     // FOLIO_CORPUS_RESET goes into the plan text here, before the coordinator hashes it.
-    const text = applyPolicyEnv(new TextDecoder().decode(await readInputFile(args.plan)));
-    try {
-      parsePlan(JSON.parse(text), kernelNames());
-    } catch (error) {
-      throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
-    }
-    const machines = args.machines.split(',').map((m) => m.trim()).filter(Boolean);
-    if (machines.length === 0) throw new BenchfleetError('USAGE', '--machines names no machine');
+    const { planText: text, machines } = await planToSend(args.plan, args.machines);
     if (!Number.isInteger(args.runs) || args.runs < 1 || args.runs > 100) throw new BenchfleetError('USAGE', `--runs must be a whole number from 1 to 100, got ${args.runs}`);
     const reconnectForMs = reconnectMs(args);
     const socket = await connectControl(args);

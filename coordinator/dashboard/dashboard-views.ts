@@ -20,6 +20,8 @@ export interface MachineProgressView {
   waiting: string | null;
   /** Seconds left at the rate seen since the dashboard first saw this machine progress; null when unknown. */
   etaSeconds: number | null;
+  /** While queued: the machine's place in its queue (1: next); null otherwise. */
+  queue: number | null;
 }
 
 /** A run in the Runs list, and the head of the Run page. */

@@ -1,6 +1,7 @@
 // Campaigns on the dashboard's API and over the control socket, with a real in-process
 // coordinator and a protocol-level agent that takes its plan and then measures nothing: a
-// started campaign is listed and shown, an unknown one is 404, its pages are served, and
+// started campaign is listed and shown, an unknown one is 404, its pages are served, a run
+// queued behind it has its place in the Runs list, and
 // cancelling it cancels its run in progress and starts no other.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,12 +38,18 @@ test('a campaign is listed and shown by the dashboard while its run is under way
     assert.equal(one.progress, 'run 1; the rule is checked from run 3');
     assert.equal((await get('/api/campaigns/20991231-000000-nosuch')).status, 404);
     for (const page of ['/campaigns', `/campaigns/${started.campaignId}`]) assert.equal((await get(page)).status, 200, page);
+    // A plain run on the busy machine waits in its queue, and the Runs list says where.
+    const queued = unwrap(await request<ControlToCoordinator, 'run:start'>(control, 30_000, 'run:start', { planText, machines: ['camp'] }));
+    assert.deepEqual(queued.queue, { camp: 1 });
+    const runs = (await (await get('/api/runs')).json()) as { runs: { runId: string; machines: { name: string; state: string; queue: number | null }[] }[] };
+    assert.deepEqual(runs.runs.find((r) => r.runId === queued.runId)?.machines.map((m) => [m.name, m.state, m.queue]), [['camp', 'queued', 1]]);
+    unwrap(await request<ControlToCoordinator, 'run:cancel'>(control, 30_000, 'run:cancel', queued.runId));
 
     const cancelled = unwrap(await request<ControlToCoordinator, 'campaign:cancel'>(control, 30_000, 'campaign:cancel', started.campaignId));
     assert.equal(cancelled.state, 'cancelled');
     assert.equal(cancelled.outcome?.message, 'cancelled by a control client after 1 run');
     const status = unwrap(await request<ControlToCoordinator, 'status'>(control, 10_000, 'status'));
-    assert.deepEqual(status.runs.map((r) => [r.runId, r.machines['camp']?.state]), [[runId, 'cancelled']]);
+    assert.deepEqual(status.runs.map((r) => [r.runId, r.machines['camp']?.state]).sort(), [[runId, 'cancelled'], [queued.runId, 'cancelled']].sort());
     const unknown = await request<ControlToCoordinator, 'campaign:follow'>(control, 10_000, 'campaign:follow', '20991231-000000-nosuch');
     assert.equal(unknown.ok ? null : unknown.code, 'UNKNOWN_CAMPAIGN');
     assert.deepEqual(assigned, [runId], 'no further run was sent');

@@ -7,6 +7,7 @@
 // campaign that has measured nothing of its spread (docs/statistics.md).
 import type { CampaignCell } from '../../shared/protocol/campaign.ts';
 import type { CompareGroup, Comparison } from '../compare/compare-types.ts';
+import { studentTQuantile } from '../statistics/distributions.ts';
 
 /** Runs a cell needs before the rule may hold for it: the across-run interval's degrees of freedom are runs - 1. */
 export const MIN_RULE_RUNS = 3;
@@ -68,11 +69,15 @@ export function cellProgress(comparison: Comparison, target: number | null, kern
     });
 }
 
-/** The spread of the runs: sd of their mean log speedups (from compare's per-run effects), as exp(sd) - 1. */
+/**
+ * The spread of the runs: the standard deviation s of their mean log speedups, as exp(s) - 1,
+ * read back from compare's t interval across runs (half-width t_{(1+c)/2, k-1} s / sqrt(k) on the log scale).
+ */
 function runSd(g: CompareGroup): number | null {
-  if (g.runs.length < 2 || g.runs.some((r) => r.effect === null)) return null;
-  const deviations = g.runs.map((r) => Math.log(1 + (r.effect as { estimate: number }).estimate));
-  return Math.exp(Math.sqrt(deviations.reduce((sum, d) => sum + d * d, 0) / (deviations.length - 1))) - 1;
+  const across = g.acrossRuns;
+  if (!across || across.df < 1) return null;
+  const halfWidth = Math.log(across.hi / across.lo) / 2;
+  return Math.exp((halfWidth * Math.sqrt(across.df + 1)) / studentTQuantile((1 + across.confidence) / 2, across.df)) - 1;
 }
 
 export function percent(fraction: number): string {

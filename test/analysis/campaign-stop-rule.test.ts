@@ -59,12 +59,14 @@ test('two runs that agree do not stop the campaign; the t interval of three runs
   const comparison = await compareCampaignRuns(dirs.map((dir) => ({ dir, completed: ['m1'] })));
   const group = comparison.groups[0];
   assert.ok(group?.acrossRuns);
-  // Each run's mean log speedup minus the grand mean, from compare's per-run effects.
-  const deviations = group.runs.map((r) => Math.log(1 + (r.effect?.estimate ?? NaN)));
-  assert.equal(deviations.length, 3);
-  const sd = Math.sqrt(deviations.reduce((sum, d) => sum + d * d, 0) / 2);
-  const width = Math.exp((studentTQuantile(0.975, 2) * sd) / Math.sqrt(3)) - 1;
-  assert.ok(Math.abs((cellProgress(comparison, 0.05, null)[0]?.halfWidth ?? NaN) - width) < 1e-9, `${cellProgress(comparison, 0.05, null)[0]?.halfWidth} vs ${width}`);
+  // Three runs: compare's t interval on 2 df; the cell's half-width is sqrt(hi / lo) - 1 and its
+  // run sd the s that interval rests on: half-width on the log scale = t_{0.975, 2} s / sqrt(3).
+  const cell = cellProgress(comparison, 0.05, null)[0];
+  assert.equal(group.acrossRuns.df, 2);
+  assert.equal(cell?.halfWidth, Math.sqrt(group.acrossRuns.hi / group.acrossRuns.lo) - 1);
+  const s = Math.log(1 + (cell?.runSd ?? NaN));
+  assert.ok(Math.abs((studentTQuantile(0.975, 2) * s) / Math.sqrt(3) - Math.log(group.acrossRuns.hi / group.acrossRuns.lo) / 2) < 1e-12);
+  assert.ok(Math.abs(studentTQuantile(0.975, 2) - 4.302653) < 1e-5, 't on 2 df');
 });
 
 test('at --max-runs the campaign stops without converging and names each cell with compare\'s recommendation; --kernels narrows the cells', async () => {

@@ -4,7 +4,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { connectControl, connectionOptions, type ConnectionArgs } from '../control-client.ts';
-import { DEFAULT_RECONNECT_MS, followRun, type FollowResult } from '../follow.ts';
+import { DEFAULT_RECONNECT_MS, detachOnInterrupt, followRun, type FollowResult } from '../follow.ts';
+import { markdownAsText } from '../markdown-text.ts';
 import { printJson, printLine } from '../output.ts';
 
 export interface ReconnectArgs { 'reconnect-for': number }
@@ -20,10 +21,15 @@ export function reconnectMs(args: ReconnectArgs): number {
   return seconds * 1000;
 }
 
+/** The report of a followed run as `report` prints it: a text table on a terminal, markdown on a pipe. */
+export function printReport(markdown: string): void {
+  printLine((process.stdout.isTTY === true ? markdownAsText(markdown) : markdown).trimEnd());
+}
+
 /** The end of a followed run for people: the report, then the run's state and where its files are. */
 export function printFollowed(runId: string, result: FollowResult): void {
   printLine();
-  printLine(result.markdown.trimEnd());
+  printReport(result.markdown);
   printLine();
   printLine(`run ${runId}: ${result.run.state}; files on the coordinator in ${result.dir}`);
 }
@@ -38,7 +44,8 @@ export const followCommand: CommandModule<object, Args> = {
       .option('json', { type: 'boolean', default: false, describe: 'Print { runId, state, machines, dir, report } at the end' })
       .example('$0 follow 20261201-101500-ab12cd', 'watch a run started elsewhere until its report'),
   handler: async (args) => {
-    const result = await followRun(() => connectControl(args), args.run, { reconnectForMs: reconnectMs(args) });
+    const reconnectForMs = reconnectMs(args);
+    const result = await detachOnInterrupt(args.run, () => followRun(() => connectControl(args), args.run, { reconnectForMs }));
     if (args.json) printJson({ runId: args.run, state: result.run.state, machines: result.run.machines, dir: result.dir, report: result.markdown });
     else printFollowed(args.run, result);
     if (result.run.state !== 'completed') process.exitCode = 1;

@@ -18,7 +18,7 @@ import type { LoadWait } from '../../shared/records.ts';
 import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { preventSleep } from '../../agent/harness/no-sleep.ts';
 import { describeLoadWait } from '../../shared/load-wait-text.ts';
-import { parsePlan } from '../../shared/plan-validate.ts';
+import { parsePlan, planArms, planKernels } from '../../shared/plan-validate.ts';
 import { applyPolicyEnv, POLICY_ENV } from '../../shared/plan-policy-env.ts';
 import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 import { printJson, printLine } from '../output.ts';
@@ -98,13 +98,15 @@ async function runHere(args: Args): Promise<void> {
   if (!args.resume) prepareOutputDir(args.out);
   // Watched from before the lock wait: an agent that dies while its harness waits ends that wait too.
   const unwatch = exitWithParent();
+  // A machine that waits shows the plan's size (0/180), not 0/0.
+  const plannedSamples = planKernels(plan).length * planArms(plan).length * plan.policies.length * plan.rounds;
   const lock = await acquireTimingLock({
     what: `harness --plan ${args.plan}`,
     file: timingLockFile(process.env, args['lock-file']),
     limitSeconds: args['lock-wait'],
     onWait: (wait) => {
       process.stderr.write(`${describeLockWait(wait, true)}\n`);
-      void sendEvent({ type: 'progress', done: 0, total: 0, waiting: describeLockWait(wait, true) });
+      void sendEvent({ type: 'progress', done: 0, total: plannedSamples, waiting: describeLockWait(wait, true) });
     },
   });
   const awake = preventSleep();
@@ -117,12 +119,14 @@ async function runHere(args: Args): Promise<void> {
       onWait: (load) => {
         const why = `waiting for the 1-minute load average (${load.toFixed(2)}) to fall below ${args['max-load']} (at most ${args['max-load-wait']} s)`;
         process.stderr.write(`${why}\n`);
-        void sendEvent({ type: 'progress', done: 0, total: 0, waiting: why });
+        void sendEvent({ type: 'progress', done: 0, total: plannedSamples, waiting: why });
       },
     });
     if (loadWait.timedOut) process.stderr.write(`${describeLoadWait(loadWait)} (recorded in the environment rows)\n`);
   }
-  const bar = args.json ? null : createProgressBar();
+  // Under the agent (an IPC channel) the agent reports progress; the harness's stderr is only
+  // read for why it failed.
+  const bar = args.json ? null : createProgressBar(process.stderr, { plainLines: process.send === undefined });
   const interrupted = (signal: NodeJS.Signals): void => {
     bar?.finish();
     awake?.release();

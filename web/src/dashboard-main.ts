@@ -33,7 +33,8 @@ async function route(root: HTMLElement, path: string): Promise<void> {
   if (run) return runPage(root, decodeURIComponent(run[1] as string));
   if (path === '/runs') return runsPage(root);
   if (path === '/compare') return comparePage(root);
-  return fleetPage(root);
+  if (path === '/fleet') return fleetPage(root);
+  throw new Error(`there is no page ${path}; the pages are ${NAV.map(([, href]) => href).join(', ')} and /runs/RUN`);
 }
 
 document.getElementById('app')?.remove();

@@ -4,7 +4,7 @@
 // `lower_value`/`upper_value` (the bounds left out for one round, as CSV leaves them empty).
 // Cells with no paired samples are left out (BMF has no null). Bencher reads the file as it is:
 // `bencher run --adapter json --file report.bmf.json` (README, "Exports").
-import type { ReportExporter } from './report-render.ts';
+import type { ReportExporter } from './report-exporter.ts';
 import type { Interval } from '../statistics/interval.ts';
 
 interface BmfMetric { value: number; lower_value?: number; upper_value?: number }

@@ -20,7 +20,7 @@ import { followRun } from '../follow.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printLine } from '../output.ts';
-import { printReport } from './follow.ts';
+import { printReport } from '../follow-options.ts';
 import { parseListen } from '../listen-address.ts';
 import { ProgressDisplay } from '../progress-display.ts';
 

@@ -19,6 +19,7 @@ import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { preventSleep } from '../../agent/harness/no-sleep.ts';
 import { describeLoadWait } from '../../shared/load-wait-text.ts';
 import { parsePlan, planArms, planKernels } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import { applyPolicyEnv, POLICY_ENV } from '../../shared/plan-policy-env.ts';
 import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 import { printJson, printLine } from '../output.ts';
@@ -89,7 +90,7 @@ async function runHere(args: Args): Promise<void> {
   }
   let plan;
   try {
-    plan = parsePlan(json);
+    plan = parsePlan(json, kernelNames());
   } catch (error) {
     throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
   }
@@ -99,7 +100,7 @@ async function runHere(args: Args): Promise<void> {
   // Watched from before the lock wait: an agent that dies while its harness waits ends that wait too.
   const unwatch = exitWithParent();
   // A machine that waits shows the plan's size (0/180), not 0/0.
-  const plannedSamples = planKernels(plan).length * planArms(plan).length * plan.policies.length * plan.rounds;
+  const plannedSamples = planKernels(plan, kernelNames()).length * planArms(plan).length * plan.policies.length * plan.rounds;
   const lock = await acquireTimingLock({
     what: `harness --plan ${args.plan}`,
     file: timingLockFile(process.env, args['lock-file']),

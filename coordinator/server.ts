@@ -25,7 +25,7 @@ import {
 import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
 import { MAX_MESSAGE_BYTES } from '../shared/protocol/limits.ts';
 import { clientVersionRefusal, handshakeVersionRefusal, PROTOCOL_HEADER } from '../shared/protocol/protocol-version.ts';
-import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateRunId } from '../shared/protocol/validate.ts';
+import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateMachineName, validateRunId } from '../shared/protocol/validate.ts';
 import { AgentRegistry } from './agent-registry.ts';
 import { bearerToken, forbidden, Gatekeeper, type LoginLimit, type Role } from './auth.ts';
 import { createHttpRoutes } from './http-routes.ts';
@@ -111,7 +111,9 @@ export class Coordinator {
     const controlToken = options.controlToken ?? options.token;
     if (!agentToken || !controlToken) throw new BenchfleetError('AUTH_FAILED', 'the coordinator needs an agent token and a control token (or one token for both)');
     this.gate = new Gatekeeper({ agent: agentToken, control: controlToken }, options.loginLimit);
-    this.registry = new AgentRegistry(options.dataDir);
+    // A machine a run still needs is never forgotten (dispatch is set just below; the registry
+    // asks only once agents connect or are forgotten).
+    this.registry = new AgentRegistry(options.dataDir, { keep: (name) => this.dispatch.lifecycle.holder(name) !== null || this.dispatch.lifecycle.activeRun(name) !== null });
     this.dispatch = new RunDispatch(
       options.dataDir,
       this.registry,
@@ -316,6 +318,13 @@ export class Coordinator {
         }),
       );
       socket.on('run:cancel', (rawId, ack) => respond(ack, log, 'run:cancel', () => this.dispatch.cancel(rawId)));
+      socket.on('agents:forget', (rawName, ack) =>
+        respond(ack, log, 'agents:forget', async () => {
+          await this.registry.forget(validateMachineName(rawName));
+          this.events.emit('agents');
+          return this.agentList();
+        }),
+      );
     });
   }
 }

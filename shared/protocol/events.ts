@@ -179,6 +179,8 @@ export type ControlToCoordinator = {
   'status': (ack: (result: Ack<{ agents: AgentSummary[]; runs: RunSummary[] }>) => void) => void;
   'run:follow': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
   'run:cancel': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
+  /** Forget a retired machine (refused while it is online or a run needs it); answers the agents left. */
+  'agents:forget': (name: string, ack: (result: Ack<AgentSummary[]>) => void) => void;
 };
 
 export type CoordinatorToControl = {

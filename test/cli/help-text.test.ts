@@ -24,7 +24,7 @@ async function helpOf(argv: string[]): Promise<{ code: number; stdout: string }>
 }
 
 /** Every subcommand of the CLI's own list; `kernel` has its help on `kernel run`. */
-const COMMANDS = commands.map((c) => String(c.command).split(' ')[0] ?? '').map((name) => (name === 'kernel' ? 'kernel run' : name));
+const COMMANDS = commands.map((c) => String(c.command).split(' ')[0] ?? '').map((name) => (name === 'kernel' ? 'kernel run' : name === 'agents' ? 'agents forget' : name));
 const RUN_ID = /\b\d{8}-\d{6}-[0-9a-z]{6}\b/g;
 /** What a made-up id looks like: r- and a few letters or digits. */
 const FAKE_ID = /\br-[0-9a-z]{1,6}\b/;

@@ -109,3 +109,16 @@ test('BMF of one round gives Bencher the value alone: no interval to bound it', 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('the footer speaks of the rounds the report really has: 7 rounds are the 2nd to 6th smallest ratio (87.5%), 3 rounds the 1st to 3rd (75.0%)', async () => {
+  for (const [rounds, words] of [[7, 'the 7 rounds of this report it is about the 2nd to 6th smallest per-round ratio, whose distribution-free coverage is 87.5%'], [3, 'the 3 rounds of this report it is about the 1st to 3rd smallest per-round ratio, whose distribution-free coverage is 75.0%']] as const) {
+    const dir = await mkdtemp(join(tmpdir(), 'bf-exports-'));
+    try {
+      await writeFile(join(dir, 'pages.jsonl'), toJsonl(syntheticRun({ seed: 6, machine: 'm2', policy: 'pages', kernels: ['sha256'], arms: ARMS, rounds, repeats: 2 })));
+      const footer = (await buildReport([dir])).footer.join('\n');
+      assert.ok(footer.includes(`with ${words}`), footer);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+});

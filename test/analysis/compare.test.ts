@@ -221,3 +221,11 @@ test('the JSON has one group per machine, policy, kernel and arm with the fields
   assert.match(text, /^aes-cbc-decrypt\s+r-1\s+\d\.\d\dx \[\d\.\d\d-\d\.\d\d\] 98\.4%\s+\d\.\d\dx \[/m);
   assert.throws(() => buildComparison(merged, { machine: 'nope' }), /nothing to compare for --machine nope; the runs hold machines ryzen, m2pro/);
 });
+
+test('the default arm missing from every run is "not in any run", missing from some "not in every run"', () => {
+  const arms = ['native', 'taskpool-4-batched'];
+  const none = buildComparison(runsOf([{ seed: 1, rounds: 3, arms }, { seed: 2, rounds: 3, arms }]), { resamples: 50 });
+  assert.deepEqual(none.notes.filter((n) => n.startsWith('taskpool-8')), ['taskpool-8-batched is not in any run; comparing taskpool-4-batched.']);
+  const some = buildComparison(runsOf([{ seed: 1, rounds: 3, arms }, { seed: 2, rounds: 3, arms: [...arms, 'taskpool-8-batched'] }]), { resamples: 50 });
+  assert.deepEqual(some.notes.filter((n) => n.startsWith('taskpool-8')), ['taskpool-8-batched is not in every run; comparing taskpool-4-batched.']);
+});

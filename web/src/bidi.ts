@@ -4,7 +4,7 @@
 // the run id after it reversed in the HTML report's title. They are removed wherever text is
 // put on a page, and the page's user strings sit in <bdi> or `unicode-bidi: isolate` besides.
 
-// eslint-disable-next-line no-misleading-character-class -- single code points, not a sequence
+ 
 const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 export function withoutBidiControls(text: string): string {

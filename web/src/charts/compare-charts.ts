@@ -8,6 +8,7 @@
 import * as Plot from '@observablehq/plot';
 import type { CompareGroup, Comparison } from '../../../analysis/compare/compare-types.ts';
 import { cspSafe } from './plot-figure.ts';
+import { logTicks } from './speedup-chart.ts';
 
 interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number | null; hi: number | null; load: number | null }
 interface Band { kernel: string; machine: string; policy: string; lo: number; hi: number }
@@ -39,7 +40,7 @@ export function runsChart(comparison: Comparison, width: number): Element {
   const marks: Plot.Markish[] = [
     Plot.barX(bands, { y: 'kernel', x1: (b: Band) => clamp(b.lo), x2: (b: Band) => clamp(b.hi), fx: 'policy', fy: 'machine', fill: '#c9d7ea', insetTop: 1, insetBottom: 1, className: 'run-band' }),
     // The band's ends as text at the right of its row: they may lie far outside the axis.
-    Plot.text(bands, { y: 'kernel', x: domain[1], fx: 'policy', fy: 'machine', text: (b: Band) => `${fmt(b.lo)}-${fmt(b.hi)}`, textAnchor: 'end', fontSize: 9, fill: '#445', className: 'band-ends' }),
+    Plot.text(bands, { y: 'kernel', x: domain[1], fx: 'policy', fy: 'machine', text: (b: Band) => `${fmt(b.lo)}-${fmt(b.hi)}`, textAnchor: 'end', fontSize: 9, fill: '#223', stroke: 'white', strokeWidth: 3, className: 'band-ends' }),
   ];
   order.forEach((run, i) => {
     const mine = runs.filter((p) => p.run === run);
@@ -55,7 +56,7 @@ export function runsChart(comparison: Comparison, width: number): Element {
       marginLeft: 110,
       marginRight: machines.length > 1 ? 70 : 10,
       ariaLabel: 'runs compared',
-      x: { type: 'log', domain, label: 'speedup over native (band: interval across runs, its ends at the right), log scale', grid: true, tickFormat: (x: number) => `${x}` },
+      x: { type: 'log', domain, label: 'speedup over native (band: interval across runs, its ends at the right), log scale', grid: true, ticks: logTicks(domain[0], domain[1]), tickFormat: (x: number) => `${x}` },
       y: { domain: kernels, label: null },
       fx: { domain: policies, label: null },
       fy: { domain: machines, label: null },
@@ -78,7 +79,7 @@ export function loadChart(comparison: Comparison, group: CompareGroup, width: nu
       height: 240,
       ariaLabel: 'speedup against load',
       x: { label: '1-minute load average when the run started', grid: true, domain: [Math.min(0, ...loads), Math.max(1, ...loads) * 1.1] },
-      y: { type: 'log', label: 'median speedup', grid: true, domain: [Math.min(...medians) / 1.2, Math.max(...medians) * 1.2], tickFormat: (x: number) => `${x}` },
+      y: { type: 'log', label: 'median speedup', grid: true, domain: [Math.min(...medians) / 1.2, Math.max(...medians) * 1.2], ticks: logTicks(Math.min(...medians) / 1.2, Math.max(...medians) * 1.2), tickFormat: (x: number) => `${x}` },
       color: { domain: comparison.runs, range: RUN_COLORS },
       marks: [Plot.dot(data, { x: 'load', y: 'median', fill: 'run', r: 4, className: 'load-dot', title: (p: { run: string; median: number; load: number }) => `${p.run}: ${p.median.toFixed(2)}x at load ${p.load.toFixed(2)}` })],
     }),

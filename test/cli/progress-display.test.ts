@@ -4,23 +4,12 @@
 // a VT100 subset (test/helpers/terminal-screen.ts) at the widths people use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { formatDuration, ProgressDisplay } from '../../cli/progress-display.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import { replayOnTerminal } from '../helpers/terminal-screen.ts';
+import { textStream } from '../helpers/text-stream.ts';
 
 const screen = (text: string, columns = 100): string[] => replayOnTerminal(text, columns).lines;
-
-function collector(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  }) as unknown as NodeJS.WriteStream;
-  return { stream, text: () => text };
-}
 
 function run(a: number, b: number, waitingB: string | null = null): RunSummary {
   const machine = (done: number, waiting: string | null) => ({ state: 'running' as const, done, total: 10, lines: {}, message: null, waiting });
@@ -28,7 +17,7 @@ function run(a: number, b: number, waitingB: string | null = null): RunSummary {
 }
 
 test('on a terminal, lines printed while bars are shown land above the bars, which stay whole below them', () => {
-  const out = collector();
+  const out = textStream();
   let now = 0;
   const display = new ProgressDisplay(out.stream, { tty: true, now: () => now, columns: 100 });
   display.printAbove('coordinator on http://127.0.0.1:1');
@@ -47,7 +36,7 @@ test('on a terminal, lines printed while bars are shown land above the bars, whi
 });
 
 test('a waiting machine shows why on its bar, and no ETA until it measures', () => {
-  const out = collector();
+  const out = textStream();
   const display = new ProgressDisplay(out.stream, { tty: true, now: () => 0, columns: 120 });
   display.render(run(0, 0, 'the timing lock is held by harness pid 7'));
   assert.equal(screen(out.text(), 120)[1], '  local-b          [------------------------]   0%        0/10 waiting    the timing lock is held by harness pid 7');
@@ -62,7 +51,7 @@ function demoRun(a: number, b: number, waitingB: string | null): RunSummary {
 
 for (const columns of [80, 160]) {
   test(`replayed on a ${columns}-column terminal, the demo's bars stay two rows however long the waiting reason, with no stale copies`, () => {
-    const out = collector();
+    const out = textStream();
     let now = 0;
     const display = new ProgressDisplay(out.stream, { tty: true, now: () => now, columns });
     const above: string[] = [];
@@ -88,7 +77,7 @@ for (const columns of [80, 160]) {
 }
 
 test('off a terminal the display prints plain lines: one per change of state, waiting reason or tenth of progress', () => {
-  const out = collector();
+  const out = textStream();
   let now = 0;
   const display = new ProgressDisplay(out.stream, { tty: false, now: () => now });
   display.render(run(0, 0, 'load 3.1 above 1'));

@@ -3,7 +3,7 @@
 // mantissas over a narrow one; and 1 (no change) is on the axis when the figures come near it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { logDomain, logTicks } from '../../web/src/charts/speedup-chart.ts';
+import { logDomain, logTicks } from '../../web/src/charts/log-axis.ts';
 
 test('log ticks are 1-2-5 per decade over a wide range, finer over a narrow one', () => {
   assert.deepEqual(logTicks(0.12, 3), [0.2, 0.5, 1, 2]);

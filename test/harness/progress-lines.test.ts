@@ -2,25 +2,14 @@
 // the plan and after 30 s without one, and nothing at all under the agent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { createProgressBar } from '../../agent/harness/progress.ts';
 import type { SampleSlot } from '../../agent/harness/schedule.ts';
-
-function pipe(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  }) as unknown as NodeJS.WriteStream;
-  return { stream, text: () => text };
-}
+import { textStream } from '../helpers/text-stream.ts';
 
 const slot: SampleSlot = { policy: 'whole', round: 1, order: 1, kernel: 'sha256', arm: 'native' };
 
 test('off a terminal the harness prints a line per tenth of the plan and after 30 s of silence, ending at 100%', () => {
-  const out = pipe();
+  const out = textStream();
   let now = 0;
   const bar = createProgressBar(out.stream, { now: () => now });
   assert.ok(bar);
@@ -38,5 +27,5 @@ test('off a terminal the harness prints a line per tenth of the plan and after 3
 });
 
 test('under the agent (plainLines false) the harness prints no progress off a terminal', () => {
-  assert.equal(createProgressBar(pipe().stream, { plainLines: false }), null);
+  assert.equal(createProgressBar(textStream().stream, { plainLines: false }), null);
 });

@@ -8,7 +8,7 @@
 import * as Plot from '@observablehq/plot';
 import type { CompareGroup, Comparison } from '../../../analysis/compare/compare-types.ts';
 import { cspSafe } from './plot-figure.ts';
-import { logTicks } from './speedup-chart.ts';
+import { logTicks } from './log-axis.ts';
 
 interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number | null; hi: number | null; load: number | null }
 interface Band { kernel: string; machine: string; policy: string; lo: number; hi: number }

@@ -82,7 +82,7 @@ test('a command whose reader has closed the pipe ends quietly, with no EPIPE sta
   assert.equal(result.code, 0);
 });
 
-test('`benchfleet status` of an empty fleet says how to start an agent and a run; into a closed pipe (as `| head -1`) it ends quietly', async () => {
+test('`benchfleet status` of an empty fleet says how to start an agent and a run; into a closed pipe (as `| head -1`) it ends quietly; a stopped agent says so once and can be forgotten', async () => {
   const token = 'a-token-that-is-long-enough-here';
   const coordinator: Proc = startBenchfleet(['coordinator', '--listen', '127.0.0.1:0', '--data', join(dir, 'coordinator')], { BENCHFLEET_TOKEN: token });
   try {
@@ -100,6 +100,10 @@ test('`benchfleet status` of an empty fleet says how to start an agent and a run
     agent.child.kill('SIGTERM');
     assert.equal((await agent.exited).code, 0, agent.output());
     assert.deepEqual(agent.output().match(/^\[agent cli-agent\] stopped$/gm), ['[agent cli-agent] stopped'], agent.output());
+    // The stopped machine, retired: `agents forget` takes it off the list.
+    const forgot = await runCli(['agents', 'forget', 'cli-agent', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
+    assert.equal(forgot.code, 0, forgot.stderr);
+    assert.equal(forgot.stdout, 'forgot agent cli-agent; 0 agents left\n');
   } finally {
     await coordinator.stop();
   }

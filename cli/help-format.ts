@@ -21,7 +21,14 @@ export function formatExample(command: string, description: string, width: numbe
     } else current = current === '' ? part : `${current} ${part}`;
   }
   lines.push(current);
-  return [`${INDENT}# ${description}`, ...lines.map((l, i) => `${INDENT}${l}${i < lines.length - 1 ? ' \\' : ''}`)].join('\n');
+  // A long description goes on several comment lines, so yargs never wraps one itself.
+  const comments: string[] = [];
+  for (const word of description.split(' ')) {
+    const last = comments.length - 1;
+    if (last >= 0 && (comments[last] as string).length + 1 + word.length <= room) comments[last] = `${comments[last] as string} ${word}`;
+    else comments.push(`# ${word}`);
+  }
+  return [...comments.map((c) => `${INDENT}${c}`), ...lines.map((l, i) => `${INDENT}${l}${i < lines.length - 1 ? ' \\' : ''}`)].join('\n');
 }
 
 /**

@@ -7,6 +7,7 @@
 // plain line per change of state, of waiting reason or of tenth of progress, and other lines as
 // they come.
 import type { RunSummary } from '../shared/protocol/events.ts';
+import { machineStateText } from '../shared/queue-place.ts';
 
 function bar(done: number, total: number, width = 24): string {
   const fraction = total > 0 ? Math.min(1, done / total) : 0;
@@ -91,9 +92,9 @@ export class ProgressDisplay {
     // does), when it will end, what it last said.
     const notes = [waiting ? `${this.tty ? '' : 'waiting: '}${waiting}` : null, eta !== null ? `ETA ${formatDuration(eta)}` : null, m.message].filter((n): n is string => n !== null && n !== '');
     const tenth = m.total > 0 ? Math.floor((10 * m.done) / m.total) : 0;
-    const key = `${m.state}:${tenth}:${waiting ?? ''}:${m.message ?? ''}`;
-    if (!this.tty) return { line: `${name}: ${m.state} ${m.done}/${m.total} samples${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`, key };
-    const state = waiting ? 'waiting' : m.state;
+    const key = `${m.state}:${m.queue ?? ''}:${tenth}:${waiting ?? ''}:${m.message ?? ''}`;
+    if (!this.tty) return { line: `${name}: ${machineStateText(m)} ${m.done}/${m.total} samples${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`, key };
+    const state = waiting ? 'waiting' : machineStateText(m);
     const line = `  ${name.padEnd(16)} ${bar(m.done, m.total)} ${`${m.done}/${m.total}`.padStart(11)} ${state.padEnd(10)} ${notes.join('; ')}`.trimEnd();
     return { line: fitToWidth(line, this.width()), key };
   }

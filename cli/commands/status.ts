@@ -4,6 +4,7 @@ import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
+import { machineStateText } from '../../shared/queue-place.ts';
 
 /** What an empty fleet says instead of empty table headers: how to add the first machine. */
 export const NO_AGENT = 'no agent has connected; start one on each machine with: npx benchfleet agent --coordinator URL --name NAME (token in $BENCHFLEET_TOKEN or --token-file)';
@@ -33,7 +34,7 @@ export const statusCommand: CommandModule<object, Args> = {
       else printLine(
         formatTable(
           ['run', 'state', 'machines'],
-          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${m.state} ${m.done}/${m.total}`).join(', ')]),
+          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${machineStateText(m)} ${m.done}/${m.total}`).join(', ')]),
         ),
       );
     } finally {

@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE, writeManifest } from '../analysis/raw/manifest.ts';
 import { readRawFile } from '../analysis/raw/raw-reader.ts';
+import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
@@ -15,6 +16,7 @@ import type { BatchAck, ResumePoint, RunSummary } from '../shared/protocol/event
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import { REPORT_FILE, writeDerivedFiles } from './finalize-run.ts';
+import { IndexKeeper } from './run-index/index-keeper.ts';
 import { RecordSink } from './record-sink.ts';
 import { newRunId } from './run-id.ts';
 import { RunLifecycle } from './run-lifecycle.ts';
@@ -43,6 +45,7 @@ export interface DispatchOptions {
 export class RunDispatch {
   readonly store: RunStore;
   readonly lifecycle: RunLifecycle;
+  readonly runIndex: IndexKeeper;
   private readonly sink = new RecordSink();
   private readonly registry: AgentRegistry;
   private readonly agents: AgentLink;
@@ -60,6 +63,7 @@ export class RunDispatch {
 
   constructor(dataDir: string, registry: AgentRegistry, agents: AgentLink, options: DispatchOptions, announce: (run: RunSummary) => void, onReport: (report: { runId: string; markdown: string; dir: string }) => void) {
     this.store = new RunStore(dataDir);
+    this.runIndex = new IndexKeeper(dataDir);
     this.registry = registry;
     this.agents = agents;
     this.options = options;
@@ -77,6 +81,7 @@ export class RunDispatch {
   async start(): Promise<void> {
     await this.lifecycle.load((runId, problem) => log.error(`run ${runId} skipped: ${problem}`));
     this.markLoaded();
+    background(log, 'run index', this.runIndex.index());
     for (const run of this.lifecycle.list()) {
       if (run.state === 'delivering') this.finalize(run.runId);
       // Stopped while sending its plans: the machines still waiting get theirs when their agents connect.
@@ -93,6 +98,7 @@ export class RunDispatch {
   async close(): Promise<void> {
     if (this.deadlineTimer) clearInterval(this.deadlineTimer);
     await Promise.allSettled(this.finalizing.values());
+    await this.runIndex.close();
   }
 
   private async hasManifest(runId: string): Promise<boolean> {
@@ -325,6 +331,7 @@ export class RunDispatch {
         run = await this.lifecycle.finish(runId);
       }
       await writeManifest(dir);
+      await this.runIndex.runFinalized(runId);
       log.info(`run ${runId}: ${run.state}`);
       await this.sendReport(runId);
       await this.startQueuedAfter(runId);

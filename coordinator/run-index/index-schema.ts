@@ -1,0 +1,118 @@
+// The run index's tables (<data>/index.sqlite, docs/records.md "Run index"). The index is
+// derived from the run folders, which stay the source of truth, so a schema change needs no
+// migration: an index of another version is dropped and rebuilt from the folders.
+// `PRAGMA user_version` holds the version.
+
+export const INDEX_FILE = 'index.sqlite';
+/** Raise with every change to the tables below; an index of another version is rebuilt. */
+export const INDEX_SCHEMA_VERSION = 1;
+
+/**
+ * cells is keyed series first (machine, policy, arm, kernel, then run), so one series is a
+ * contiguous range of the table: `history` reads its rows without touching any other series.
+ */
+export const INDEX_DDL = `
+CREATE TABLE runs (
+  run_key INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL UNIQUE,
+  plan_name TEXT,
+  plan_sha256 TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  manifest_sha256 TEXT NOT NULL
+);
+CREATE INDEX runs_by_plan ON runs (plan_sha256, created_at);
+CREATE INDEX runs_by_name ON runs (plan_name, created_at);
+CREATE TABLE run_machines (
+  run_key INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
+  machine TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  node TEXT NOT NULL,
+  v8 TEXT NOT NULL,
+  os TEXT NOT NULL,
+  cpu_model TEXT NOT NULL,
+  cpu_count INTEGER NOT NULL,
+  governor TEXT,
+  affinity TEXT,
+  niceness INTEGER NOT NULL,
+  heap_cap_mb INTEGER,
+  harness_sha256 TEXT NOT NULL,
+  corpus_sha256 TEXT NOT NULL,
+  inputs_sha256 TEXT NOT NULL,
+  load1 REAL NOT NULL,
+  load5 REAL NOT NULL,
+  load15 REAL NOT NULL,
+  PRIMARY KEY (run_key, machine)
+) WITHOUT ROWID;
+CREATE TABLE cells (
+  machine TEXT NOT NULL,
+  policy TEXT NOT NULL,
+  arm TEXT NOT NULL,
+  kernel TEXT NOT NULL,
+  run_key INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
+  speedup REAL NOT NULL,
+  speedup_lo REAL NOT NULL,
+  speedup_hi REAL NOT NULL,
+  cpu_ratio REAL,
+  cpu_lo REAL,
+  cpu_hi REAL,
+  rounds INTEGER NOT NULL,
+  failed INTEGER NOT NULL,
+  PRIMARY KEY (machine, policy, arm, kernel, run_key)
+) WITHOUT ROWID;
+CREATE INDEX cells_by_run ON cells (run_key);
+`;
+
+export interface RunRow {
+  runId: string;
+  planName: string | null;
+  planSha256: string;
+  state: string;
+  createdAt: string;
+  manifestSha256: string;
+}
+
+/** One machine's environment in a run: its earliest policy file's environment row. */
+export interface MachineRow {
+  machine: string;
+  startedAt: string;
+  node: string;
+  v8: string;
+  /** `platform release arch`. */
+  os: string;
+  cpuModel: string;
+  cpuCount: number;
+  governor: string | null;
+  /** The CPU list as JSON, or null when not pinned. */
+  affinity: string | null;
+  niceness: number;
+  heapCapMb: number | null;
+  harnessSha256: string;
+  /** SHA256 over the corpus (and tracked twins') module hashes, sorted by name. */
+  corpusSha256: string;
+  /** SHA256 over the inputs' hashes, sorted by name. */
+  inputsSha256: string;
+  load: [number, number, number];
+}
+
+export interface CellRow {
+  machine: string;
+  policy: string;
+  kernel: string;
+  arm: string;
+  speedup: number;
+  speedupLo: number;
+  speedupHi: number;
+  cpuRatio: number | null;
+  cpuLo: number | null;
+  cpuHi: number | null;
+  rounds: number;
+  failed: number;
+}
+
+/** Everything the index holds about one run. */
+export interface IndexedRun {
+  run: RunRow;
+  machines: MachineRow[];
+  cells: CellRow[];
+}

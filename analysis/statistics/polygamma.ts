@@ -1,11 +1,11 @@
 // Digamma, trigamma and tetragamma (the first three derivatives of ln Γ) and the inverse of
 // trigamma, for the empirical-Bayes variance prior of moderated-variance.ts. Each uses the
-// recurrence ψ(x) = ψ(x + 1) - 1/x up to x ≥ 6 and then its asymptotic series (Abramowitz &
+// recurrence ψ(x) = ψ(x + 1) - 1/x up to x ≥ 10 and then its asymptotic series (Abramowitz &
 // Stegun 6.3.18, 6.4.11-12), which is accurate to about 1e-10 there.
 
 export function digamma(x: number): number {
   let shift = 0;
-  while (x < 6) {
+  while (x < 10) {
     shift -= 1 / x;
     x += 1;
   }
@@ -15,7 +15,7 @@ export function digamma(x: number): number {
 
 export function trigamma(x: number): number {
   let shift = 0;
-  while (x < 6) {
+  while (x < 10) {
     shift += 1 / (x * x);
     x += 1;
   }
@@ -25,7 +25,7 @@ export function trigamma(x: number): number {
 
 export function tetragamma(x: number): number {
   let shift = 0;
-  while (x < 6) {
+  while (x < 10) {
     shift -= 2 / (x * x * x);
     x += 1;
   }

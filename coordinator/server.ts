@@ -31,6 +31,7 @@ import { bearerToken, forbidden, Gatekeeper, type LoginLimit, type Role } from '
 import { createHttpRoutes } from './http-routes.ts';
 import { respond, respondWith } from './reply.ts';
 import { RunDispatch } from './run-dispatch.ts';
+import type { RunIndex } from './run-index/run-index.ts';
 import type { RunStore } from './run-store.ts';
 
 const log = createLogger('coordinator');
@@ -150,6 +151,11 @@ export class Coordinator {
   /** A copy of one run, or null when there is none of that id. */
   run(runId: string): RunSummary | null {
     return this.dispatch.lifecycle.has(runId) ? this.dispatch.lifecycle.get(runId) : null;
+  }
+
+  /** The run index (<data>/index.sqlite), or null when it cannot be opened. */
+  runIndex(): Promise<RunIndex | null> {
+    return this.dispatch.runIndex.index();
   }
 
   agentList(): AgentSummary[] {

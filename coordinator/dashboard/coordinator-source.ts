@@ -9,6 +9,7 @@ export function coordinatorSource(coordinator: Coordinator): DashboardSource {
     runs: () => coordinator.runs(),
     run: (runId) => coordinator.run(runId),
     runDir: (runId) => coordinator.store.runDir(runId),
+    runIndex: () => coordinator.runIndex(),
     onChange(listener) {
       const onRun = (runId: string): void => listener({ kind: 'run', runId } satisfies DashboardChange);
       const onAgents = (): void => listener({ kind: 'agents' });

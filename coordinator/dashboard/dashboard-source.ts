@@ -4,6 +4,7 @@
 // keeps runs in the same folder layout (runs/<runId>/<machine>/<policy>.summary.json, plan.json,
 // manifest.json) can be shown by implementing it.
 import type { AgentSummary, RunSummary } from '../../shared/protocol/events.ts';
+import type { RunIndex } from '../run-index/run-index.ts';
 
 export type DashboardChange = { kind: 'agents' } | { kind: 'run'; runId: string };
 
@@ -14,6 +15,8 @@ export interface DashboardSource {
   run(runId: string): RunSummary | null;
   /** The run's folder: plan.json, <machine>/<policy>.jsonl and .summary.json, report.md, manifest.json. */
   runDir(runId: string): string;
+  /** The run index for the History page; null (or absent) when there is none. */
+  runIndex?(): Promise<RunIndex | null>;
   /** Calls `listener` after every change; returns the function that stops it. */
   onChange(listener: (change: DashboardChange) => void): () => void;
 }

@@ -1,8 +1,9 @@
 // The dashboard's script: the page chrome, then the page for the path (Fleet, Runs, Run,
-// Compare). The server serves the same shell for every page; data comes from /api/*.
+// Compare, History). The server serves the same shell for every page; data comes from /api/*.
 import { h, replace } from './dom.ts';
 import { comparePage } from './pages/compare-page.ts';
 import { fleetPage } from './pages/fleet-page.ts';
+import { historyPage } from './pages/history-page.ts';
 import { runPage } from './pages/run-page.ts';
 import { runsPage } from './pages/runs-page.ts';
 
@@ -10,6 +11,7 @@ const NAV = [
   ['Fleet', '/fleet'],
   ['Runs', '/runs'],
   ['Compare', '/compare'],
+  ['History', '/history'],
 ] as const;
 
 function chrome(path: string): HTMLElement {
@@ -33,6 +35,7 @@ async function route(root: HTMLElement, path: string): Promise<void> {
   if (run) return runPage(root, decodeURIComponent(run[1] as string));
   if (path === '/runs') return runsPage(root);
   if (path === '/compare') return comparePage(root);
+  if (path === '/history') return historyPage(root);
   return fleetPage(root);
 }
 

@@ -213,7 +213,7 @@ export class Agent {
     if (busy) throw new BenchfleetError('LOCK_HELD', `agent ${this.options.name} is busy with run ${busy.status.runId}`);
     const digest = createHash('sha256').update(assignment.planText).digest('hex');
     if (digest !== assignment.planSha256) throw new BenchfleetError('PLAN_INVALID', `plan bytes hash to ${digest}, the coordinator said ${assignment.planSha256}`);
-    const plan = parsePlan(JSON.parse(assignment.planText));
+    const plan = parsePlan(JSON.parse(assignment.planText), kernelNames());
     const known = new Set(kernelNames());
     const missing = plan.kernels === 'all' ? [] : plan.kernels.filter((k) => !known.has(k));
     if (missing.length > 0) throw new BenchfleetError('UNKNOWN_KERNEL', `this agent's corpus lacks ${missing.join(', ')}`);

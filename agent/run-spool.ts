@@ -6,6 +6,7 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../shared/atomic-file.ts';
+import { readJsonlFile } from '../shared/jsonl-file.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { RunFinished } from '../shared/protocol/events.ts';
 
@@ -79,15 +80,9 @@ export class RunSpool {
 
   /** The complete lines of one policy file from `fromSeq` on (a torn last line is not complete). */
   async readLines(runId: string, policy: Policy, fromSeq = 0): Promise<string[]> {
-    let text: string;
-    try {
-      text = await readFile(this.rawPath(runId, policy), 'utf8');
-    } catch {
-      return [];
-    }
-    const lines = text.split('\n');
-    lines.pop(); // after the last newline: empty, or a line still being written
-    return lines.slice(fromSeq);
+    // After the last newline: nothing, or a line the harness is still writing.
+    const file = await readJsonlFile(this.rawPath(runId, policy));
+    return file === null ? [] : file.lines.slice(fromSeq);
   }
 
   /** Complete lines of each policy file of a run, as `run:finished` reports them. */

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { io, type Socket } from 'socket.io-client';
 import type { Argv } from 'yargs';
-import { loadToken } from '../coordinator/auth.ts';
+import { loadToken } from '../shared/token-file.ts';
 import { BenchfleetError, isBenchfleetError } from '../shared/errors.ts';
 import { probeCoordinator, type HttpTarget } from '../shared/protocol/http-client.ts';
 import { refuseTokenFlag } from './token-options.ts';

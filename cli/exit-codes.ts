@@ -1,6 +1,5 @@
 // The exit codes every command shares: 0 done, 1 an error (one line on stderr), 2 bad usage,
 // and 3 when a command's data trips the gate its --fail-on asked for. A CI job can tell "the
-// benchmark found a problem" (3) from "the tool could not run" (1, 2).
-export const EXIT_ERROR = 1;
-export const EXIT_USAGE = 2;
+// benchmark found a problem" (3) from "the tool could not run" (1, 2). The codes of errors (1
+// and 2) are decided by exitCodeOf in shared/errors.ts; the gate's is the commands' own.
 export const EXIT_GATE = 3;

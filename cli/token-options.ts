@@ -3,7 +3,7 @@
 // with the reason and the two ways that work (--token-file, or $BENCHFLEET_TOKEN).
 import type { Argv } from 'yargs';
 import { BenchfleetError } from '../shared/errors.ts';
-import { TOKEN_ENV } from '../coordinator/auth.ts';
+import { TOKEN_ENV } from '../shared/token-file.ts';
 
 export function refuseTokenFlag<T>(y: Argv<T>): Argv<T> {
   return y

@@ -4,12 +4,13 @@
 // resent line the file already holds is dropped, a gap is refused, and the next expected seq
 // is always the number of complete lines in the file, so a restarted coordinator recovers it
 // from disk (dropping a torn last line first).
-import { open, readFile, truncate, mkdir, type FileHandle } from 'node:fs/promises';
+import { open, mkdir, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { validateEnvironment, validateSample } from '../shared/record-validate.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { RecordBatch } from '../shared/protocol/events.ts';
 import { createLogger } from '../shared/log.ts';
+import { cutTornLine, readJsonlFile } from '../shared/jsonl-file.ts';
 
 const log = createLogger('coordinator:records');
 
@@ -24,22 +25,13 @@ export interface AppendResult {
   next: number;
 }
 
-/** Number of complete lines in `path`; a torn last line (no newline) is cut off. */
+/** Number of complete lines in `path` (0 when it does not exist); a torn last line (no newline) is cut off. A file that cannot be read is an error, never 0. */
 export async function recoverLineCount(path: string): Promise<number> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch {
-    return 0;
-  }
-  const lastNewline = bytes.lastIndexOf(0x0a);
-  if (lastNewline !== bytes.length - 1) {
-    log.warn(`${path}: dropping a torn last line of ${bytes.length - lastNewline - 1} bytes`);
-    await truncate(path, lastNewline + 1);
-  }
-  let count = 0;
-  for (let i = 0; i <= lastNewline; i++) if (bytes[i] === 0x0a) count++;
-  return count;
+  const file = await readJsonlFile(path);
+  if (file === null) return 0;
+  const cut = await cutTornLine(path, file);
+  if (cut > 0) log.warn(`${path}: dropping a torn last line of ${cut} bytes`);
+  return file.lines.length;
 }
 
 /** Check one line as the record it must be at `seq`; returns the problem or null. */

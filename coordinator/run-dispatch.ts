@@ -11,6 +11,7 @@ import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
+import { kernelNames } from '../kernels/catalog.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { BatchAck, ResumePoint, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
@@ -113,7 +114,7 @@ export class RunDispatch {
     } catch (error) {
       throw new BenchfleetError('PLAN_INVALID', `the plan is not valid JSON: ${errorMessage(error)}`);
     }
-    parsePlan(planJson);
+    parsePlan(planJson, kernelNames());
     const machines = [...new Set(request.machines)];
     const unknown = machines.filter((m) => !this.registry.known(m));
     if (unknown.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `unknown machine${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; \`benchfleet status\` lists the agents`);
@@ -272,7 +273,7 @@ export class RunDispatch {
     const run = this.lifecycle.get(runId);
     const m = run.machines[machine];
     if (!m) return { runId, next: {}, wanted: false };
-    const plan = parsePlan(JSON.parse(await this.store.planText(runId)));
+    const plan = parsePlan(JSON.parse(await this.store.planText(runId)), kernelNames());
     const next: Partial<Record<Policy, number>> = {};
     for (const policy of plan.policies) next[policy] = await this.sink.nextSeq(this.store.rawPath(runId, machine, policy));
     if (m.state === 'cancelled') this.agents.cancel(machine, runId);

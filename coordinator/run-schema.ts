@@ -11,7 +11,6 @@ export const RUN_SCHEMA_VERSION = 1;
 
 export const MACHINE_STATES = ['queued', 'assigned', 'running', 'delivering', 'completed', 'failed', 'cancelled'] as const;
 export type MachineState = (typeof MACHINE_STATES)[number];
-export const RUN_STATES = MACHINE_STATES;
 export type RunState = MachineState;
 
 const TERMINAL_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);

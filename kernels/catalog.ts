@@ -24,9 +24,6 @@ import { utf8Validate } from './specs/utf8-validate.ts';
 import { inflate } from './specs/inflate.ts';
 import { xxhash32 } from './specs/xxhash32.ts';
 
-/** The study's four kernels, in the order of its table. */
-export const STUDY_KERNELS = ['aes-cbc-decrypt', 'sha256', 'lz4-compress', 'xxhash32'] as const;
-
 export const KERNELS: readonly KernelSpec[] = [
   aesCbcDecrypt,
   aesCbcEncrypt,

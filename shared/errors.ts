@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'CORPUS_BUILD_FAILED',
   /** The dashboard's pages could not be bundled (web/src into web/dist). */
   'WEB_BUILD_FAILED',
+  /** The dashboard's bundle (web/dist) is not built: `npm run build:web`. */
+  'WEB_BUNDLE_MISSING',
   'PLAN_INVALID',
   'RECORD_INVALID',
   'MANIFEST_MISMATCH',

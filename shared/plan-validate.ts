@@ -2,7 +2,6 @@
 // the field at fault (`plan.rounds must be a positive integer, got 0`). Plans are wire data —
 // the coordinator, the agent and the harness all pass them through here before trusting them.
 // docs/plan.md is the reference for every field.
-import { kernelNames } from '../kernels/catalog.ts';
 import { ARM_NAMES, NATIVE_ARM } from './arms.ts';
 import { BenchfleetError } from './errors.ts';
 import type { Plan, Schedule } from './plan.ts';
@@ -98,11 +97,12 @@ function inputSizes(value: unknown, kernels: readonly string[]): Record<string, 
 }
 
 /**
- * Validate a parsed plan document. Unknown fields are rejected; `native` is added to a list of
- * arms that lacks it (it is every ratio's denominator). Reads nothing but `json` (no
- * environment), so one plan text means one plan everywhere.
+ * Validate a parsed plan document against the kernels this build has (callers pass the catalog's
+ * `kernelNames()`: the contract does not import the kernels). Unknown fields are rejected;
+ * `native` is added to a list of arms that lacks it (it is every ratio's denominator). Reads
+ * nothing but its arguments (no environment), so one plan text means one plan everywhere.
  */
-export function parsePlan(json: unknown): Plan {
+export function parsePlan(json: unknown, kernels: readonly string[]): Plan {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw invalid(`plan must be a JSON object, got ${describe(json)}`);
   }
@@ -111,7 +111,7 @@ export function parsePlan(json: unknown): Plan {
     if (!(FIELDS as readonly string[]).includes(key)) throw invalid(`plan.${key} is not a plan field; fields are ${FIELDS.join(', ')}`);
   }
   const plan: Plan = {
-    kernels: nameList(doc['kernels'], 'kernels', kernelNames(), 'kernel'),
+    kernels: nameList(doc['kernels'], 'kernels', kernels, 'kernel'),
     arms: nameList(doc['arms'], 'arms', ARM_NAMES, 'arm'),
     policies: policyList(doc['policies']),
     rounds: bounded(doc['rounds'], 'rounds'),
@@ -121,11 +121,11 @@ export function parsePlan(json: unknown): Plan {
     schedule: 'sequential',
   };
   if (plan.arms !== 'all' && !plan.arms.includes(NATIVE_ARM)) plan.arms = [NATIVE_ARM, ...plan.arms];
-  const kernels = planKernels(plan).length;
+  const kernelCount = planKernels(plan, kernels).length;
   const arms = planArms(plan).length;
-  const samples = kernels * arms * plan.policies.length * plan.rounds;
+  const samples = kernelCount * arms * plan.policies.length * plan.rounds;
   if (samples > PLAN_LIMITS.samples) {
-    throw invalid(`plan has ${kernels} kernels x ${arms} arms x ${plan.policies.length} policies x ${plan.rounds} rounds = ${samples.toLocaleString('en-US')} samples; at most ${PLAN_LIMITS.samples.toLocaleString('en-US')} in one plan: lower plan.rounds or run fewer kernels, arms or policies`);
+    throw invalid(`plan has ${kernelCount} kernels x ${arms} arms x ${plan.policies.length} policies x ${plan.rounds} rounds = ${samples.toLocaleString('en-US')} samples; at most ${PLAN_LIMITS.samples.toLocaleString('en-US')} in one plan: lower plan.rounds or run fewer kernels, arms or policies`);
   }
   const seed = doc['seed'];
   if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
@@ -148,7 +148,7 @@ export function parsePlan(json: unknown): Plan {
     }
     plan.pageSize = size;
   }
-  if (doc['inputSizes'] !== undefined) plan.inputSizes = inputSizes(doc['inputSizes'], planKernels(plan));
+  if (doc['inputSizes'] !== undefined) plan.inputSizes = inputSizes(doc['inputSizes'], planKernels(plan, kernels));
   if (doc['warmupJobs'] !== undefined) {
     const warmup = doc['warmupJobs'];
     if (typeof warmup !== 'number' || !Number.isSafeInteger(warmup) || warmup < 0) {
@@ -164,9 +164,9 @@ export function parsePlan(json: unknown): Plan {
   return plan;
 }
 
-/** The kernels a plan runs, "all" expanded to the catalog (sorted by name). */
-export function planKernels(plan: Plan): string[] {
-  return plan.kernels === 'all' ? kernelNames() : [...plan.kernels];
+/** The kernels a plan runs, "all" expanded to `kernels` (the catalog's names, sorted by name). */
+export function planKernels(plan: Plan, kernels: readonly string[]): string[] {
+  return plan.kernels === 'all' ? [...kernels] : [...plan.kernels];
 }
 
 /** The arms a plan runs in the canonical order (native first), "all" expanded. */

@@ -2,22 +2,21 @@
 // coordinator's dashboard, report.js for the self-contained HTML report, dashboard.css for
 // both. Everything they use, Observable Plot and the socket.io client included, goes into the
 // bundle: nothing is fetched from anywhere when a page runs. `npm ci` builds it (the prepare
-// script); ensureWebBundle builds it on first use, and again when a source is newer.
+// script; `npm run build:web` by hand), and the coordinator serves what was built. `report
+// --html` calls ensureWebBundle, which builds it on first use and again when a source is newer.
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import { WEB_DIST, webAssets } from '../coordinator/dashboard/web-assets.ts';
 
+export { WEB_DIST };
 export const WEB_ROOT = dirname(fileURLToPath(import.meta.url));
-export const WEB_DIST = join(WEB_ROOT, 'dist');
 const ROOT = dirname(WEB_ROOT);
 const INPUTS_FILE = join(WEB_DIST, 'inputs.json');
 
-export const WEB_ASSETS = {
-  dashboardJs: join(WEB_DIST, 'dashboard.js'),
-  reportJs: join(WEB_DIST, 'report.js'),
-  css: join(WEB_DIST, 'dashboard.css'),
-} as const;
+export const WEB_ASSETS = webAssets(WEB_DIST);
+const ASSET_FILES: readonly string[] = [WEB_ASSETS.dashboardJs, WEB_ASSETS.reportJs, WEB_ASSETS.css];
 
 /** Bundle web/src into web/dist; returns the bundles' total bytes. */
 export async function buildWebBundle(): Promise<number> {
@@ -59,7 +58,7 @@ export async function buildWebBundle(): Promise<number> {
   await writeFile(join(WEB_DIST, `inputs.json.${process.pid}`), `${JSON.stringify(inputs, null, 1)}\n`);
   await rename(join(WEB_DIST, `inputs.json.${process.pid}`), INPUTS_FILE);
   let bytes = 0;
-  for (const path of Object.values(WEB_ASSETS)) bytes += (await stat(path)).size;
+  for (const path of ASSET_FILES) bytes += (await stat(path)).size;
   return bytes;
 }
 
@@ -72,7 +71,7 @@ async function bundleIsCurrent(): Promise<boolean> {
   let built: number;
   let inputs: string[];
   try {
-    built = Math.min(...(await Promise.all(Object.values(WEB_ASSETS).map(async (p) => (await stat(p)).mtimeMs))));
+    built = Math.min(...(await Promise.all(ASSET_FILES.map(async (p) => (await stat(p)).mtimeMs))));
     inputs = JSON.parse(await readFile(INPUTS_FILE, 'utf8')) as string[];
   } catch {
     return false;

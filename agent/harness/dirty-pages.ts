@@ -43,8 +43,3 @@ export function findDirtyRuns(current: Buffer, initial: Buffer, pageSize: number
 export function pagesIn(runs: readonly PageRun[], pageSize: number): number {
   return runs.reduce((n, r) => n + Math.ceil((r.end - r.start) / pageSize), 0);
 }
-
-/** Copy the runs from `source` into `target` at the same offsets. */
-export function copyRuns(target: Uint8Array, source: Uint8Array, runs: readonly PageRun[]): void {
-  for (const r of runs) target.set(source.subarray(r.start, r.end), r.start);
-}

@@ -14,7 +14,7 @@ import type { PiscinaJobResult, PiscinaJobTask, PiscinaReleaseResult, PiscinaTas
 import { jobChecker } from './prepared-kernel.ts';
 import { SampleChecks } from './sample-checks.ts';
 import { endRepeat, shareOf, startRepeat, type ArmOutcome, type SampleSpec } from './sample-spec.ts';
-import { workerScript } from './worker-script.ts';
+import { workerScript } from '../../shared/worker-script.ts';
 
 const PISCINA_WORKER = new URL('./piscina-worker.ts', import.meta.url);
 /** Workers never retire for idleness during a run (Piscina's default would end them after 1 s). */

@@ -5,8 +5,8 @@
 // that round is redone whole, its earlier partial samples stay in the file and the analysis
 // supersedes them (analysis/raw/segments.ts). Nothing already written is changed, except a
 // torn last line (a write cut off by the crash, never reported to anyone), which is cut away.
-import { closeSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import { BenchfleetError } from '../../shared/errors.ts';
+import { cutTornLineSync, readJsonlFileSync } from '../../shared/jsonl-file.ts';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { ResumedFrom } from '../../shared/records.ts';
@@ -36,25 +36,11 @@ interface FileState {
 
 /** Complete lines of one file; a torn tail is truncated away first. Null when the file is absent. */
 function readAndMend(path: string): string[] | null {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new BenchfleetError('FILE_UNREADABLE', `cannot read ${path} to resume: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-  const end = bytes.lastIndexOf(0x0a) + 1;
-  if (end < bytes.length) {
-    const fd = openSync(path, 'r+');
-    try {
-      ftruncateSync(fd, end);
-    } finally {
-      closeSync(fd);
-    }
-    process.stderr.write(`harness: ${path}: cut a torn last line of ${bytes.length - end} bytes before resuming\n`);
-  }
-  const text = bytes.subarray(0, end).toString('utf8');
-  return text === '' ? [] : text.slice(0, -1).split('\n');
+  const file = readJsonlFileSync(path);
+  if (file === null) return null;
+  const cut = cutTornLineSync(path, file);
+  if (cut > 0) process.stderr.write(`harness: ${path}: cut a torn last line of ${cut} bytes before resuming\n`);
+  return file.lines;
 }
 
 function readState(path: string, planSha256: string): FileState | null {

@@ -9,6 +9,7 @@ import { ARENA_BYTES, createArena } from '../../kernels/instance.ts';
 import type { HarnessEvent } from '../../shared/harness-contract.ts';
 import type { Plan } from '../../shared/plan.ts';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WARMUP_JOBS, planArms, planKernels } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { LoadAverage, LoadWait, SampleRecord } from '../../shared/records.ts';
 import { collectGarbage, exposeCollector } from './collect.ts';
@@ -82,7 +83,7 @@ async function runArm(pools: PoolSet, spec: SampleSpec, token: string): Promise<
 
 export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSummary> {
   const started = process.hrtime.bigint();
-  const kernels = planKernels(plan);
+  const kernels = planKernels(plan, kernelNames());
   const arms = planArms(plan);
   // Reused from kernel to kernel: new ones would page-fault 16 MiB per kernel visit.
   const mainArena = createArena();

@@ -1,52 +1,40 @@
-// The harness source SHA256: one digest over every source file that decides what a run
-// measures, so two machines (or two runs) can show they ran the same code. The study had to
-// name its M2 Pro sources by hash by hand; here every environment row and every agent carries it.
+// The harness source SHA256: one digest over every source file the harness process runs, so two
+// machines (or two runs) can show they ran the same code. The study had to name its M2 Pro
+// sources by hash by hand; here every environment row and every agent carries it. The set is
+// the import graph of the harness's entry points (import-graph.ts), not whole folders: a change
+// to the analysis, the coordinator or the CLI is not a change to what was measured.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importClosure } from './import-graph.ts';
 
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The folders whose every file is hashed, and the folder whose top-level .ts files are. */
-const TREES = ['agent/harness', 'shared', 'kernels/specs'];
-const TOP_LEVEL_TS = ['kernels'];
+/**
+ * Where the harness process's own code starts (repository-relative): the modules that the
+ * `harness` command runs a plan with. Worker threads' entries are found from their
+ * `new URL('./x.ts', import.meta.url)`, everything else from the imports.
+ */
+export const HARNESS_ENTRIES: readonly string[] = ['agent/harness/runner.ts', 'agent/harness/parent-link.ts', 'agent/harness/timing-lock.ts', 'agent/harness/load-wait.ts', 'agent/harness/no-sleep.ts', 'agent/harness/progress.ts', 'agent/harness/record-writer.ts', 'shared/harness-contract.ts', 'shared/plan-validate.ts', 'shared/plan-policy-env.ts', 'shared/load-wait-text.ts', 'kernels/corpus.ts'];
 
-function walk(dir: string): string[] {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return walk(path);
-    return e.isFile() ? [path] : [];
-  });
-}
+/** The kernel specs (inputs, oracles, checks), hashed whether or not the catalog imports each. */
+const KERNEL_SPECS = 'kernels/specs';
 
 /** Repository-relative paths (with `/`) of the hashed files, sorted by code unit. */
-export function harnessSourceFiles(root = REPOSITORY_ROOT): string[] {
-  const files = [
-    ...TREES.flatMap((t) => walk(join(root, t))),
-    ...TOP_LEVEL_TS.flatMap((d) =>
-      readdirSync(join(root, d), { withFileTypes: true })
-        .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-        .map((e) => join(root, d, e.name)),
-    ),
-  ];
-  return files.map((f) => relative(root, f).split(sep).join('/')).sort();
+export function harnessSourceFiles(root = REPOSITORY_ROOT, entries: readonly string[] = HARNESS_ENTRIES): string[] {
+  const specs = readdirSync(join(root, KERNEL_SPECS)).filter((name) => name.endsWith('.ts')).map((name) => `${KERNEL_SPECS}/${name}`);
+  return importClosure(root, [...entries, ...specs]);
 }
 
 /**
- * SHA256 over the sorted harness sources (agent/harness/**, shared/**, kernels/*.ts,
- * kernels/specs/**): for each file, its relative path, a NUL, its byte length in decimal, a
- * NUL, then its bytes. Deterministic on every OS; any added, removed or edited file changes it.
+ * SHA256 over the sorted harness sources (harnessSourceFiles): for each file, its relative
+ * path, a NUL, its byte length in decimal, a NUL, then its bytes. Deterministic on every OS;
+ * any added, removed or edited file that the harness imports changes it.
  */
-export function harnessSourceSha256(root = REPOSITORY_ROOT): string {
+export function harnessSourceSha256(root = REPOSITORY_ROOT, entries: readonly string[] = HARNESS_ENTRIES): string {
   const hash = createHash('sha256');
-  for (const path of harnessSourceFiles(root)) {
+  for (const path of harnessSourceFiles(root, entries)) {
     const bytes = readFileSync(join(root, path));
     hash.update(`${path}\0${bytes.length}\0`);
     hash.update(bytes);

@@ -8,7 +8,7 @@ import { DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES } from '../statistics/interval.ts
 import { compareGroup, type GroupKey, type Member } from './compare-group.ts';
 import { COMPARISON_FORMAT, COMPARISON_FORMAT_VERSION, type Comparison, type CompareSettings } from './compare-types.ts';
 import { pickDefaultArm } from '../report/default-arm.ts';
-import type { ParsedRaw } from '../raw/raw-reader.ts';
+import type { ParsedRaw } from '../raw/raw-types.ts';
 import { environmentNotes, redoneNotes } from '../report/report-notes.ts';
 import { pairRounds } from '../summary/round-pairs.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from '../summary/summary-types.ts';

@@ -2,33 +2,13 @@
 // becomes a Problem naming the line, and the rest of the file is still used, because a run
 // that lost its last line to a crash still has 2,498 good samples.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BenchfleetError } from '../../shared/errors.ts';
-import type { EnvironmentRecord, SampleRecord } from '../../shared/records.ts';
+import { readJsonlFile, splitJsonl, type JsonlFile } from '../../shared/jsonl-file.ts';
+import type { EnvironmentRecord } from '../../shared/records.ts';
 import { planMismatch, validateEnvironment, validateSample } from '../../shared/record-validate.ts';
-import { supersedeInterrupted, type RedoneRound, type SegmentStart } from './segments.ts';
-import type { Problem, SummarySource } from '../summary/summary-types.ts';
-
-export interface LineSample {
-  /** 1-based line of the raw file (or position in the list of lines given). */
-  line: number;
-  record: SampleRecord;
-}
-
-export interface ParsedRaw {
-  environment: EnvironmentRecord | null;
-  /** The samples the analysis uses: complete rounds only (see `superseded`). */
-  samples: LineSample[];
-  /** Samples of rounds a restart interrupted and a later segment redid (docs/records.md); kept out of every figure. */
-  superseded: LineSample[];
-  redone: RedoneRound[];
-  /** The environment rows of resumed segments (segment 1 on); empty for a run that was never resumed. */
-  segments: SegmentStart[];
-  problems: Problem[];
-  /** Lines read, the environment row included (blank lines excluded). */
-  lines: number;
-}
+import { supersedeInterrupted } from './segments.ts';
+import type { LineSample, ParsedRaw, Problem, RawSource, SegmentStart } from './raw-types.ts';
 
 /**
  * Validates raw lines: each entry is one JSONL line as text or an already parsed value. Line 1
@@ -122,30 +102,27 @@ export function parseRawLines(lines: readonly unknown[], truncatedLast = false):
 
 /** Splits JSONL text into lines (LF or CRLF) and validates them. */
 export function parseRawText(text: string): ParsedRaw {
-  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  const endsWithNewline = text.endsWith('\n');
-  // A file ending in a newline splits into one empty last entry, which is not a line.
-  if (endsWithNewline) lines.pop();
-  return parseRawLines(lines, !endsWithNewline);
+  const { lines, torn } = splitJsonl(text);
+  // A torn last line is kept, to be reported as the truncation it is.
+  const all = torn === '' ? lines : [...lines, torn];
+  return parseRawLines(all.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)), torn !== '');
 }
 
 export interface RawFile {
   parsed: ParsedRaw;
-  source: SummarySource;
+  source: RawSource;
+}
+
+/** The validated records of a raw file as read, and where they came from (`path`'s name, size and SHA256). */
+export function parseRawFile(path: string, file: JsonlFile): RawFile {
+  const parsed = parseRawText(file.bytes.toString('utf8'));
+  const source = { file: basename(path), bytes: file.bytes.length, sha256: createHash('sha256').update(file.bytes).digest('hex'), lines: parsed.lines };
+  return { parsed, source };
 }
 
 /** Reads and validates a raw file; throws a one-line error when it cannot be read at all. */
 export async function readRawFile(path: string): Promise<RawFile> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new BenchfleetError('FILE_NOT_FOUND', `no such raw file: ${path}`);
-    if (code === 'EISDIR') throw new BenchfleetError('FILE_UNREADABLE', `${path} is a folder; give a raw .jsonl file`);
-    throw new BenchfleetError('FILE_UNREADABLE', `cannot read ${path}: ${code ?? String(error)}`);
-  }
-  const parsed = parseRawText(bytes.toString('utf8'));
-  const source = { file: basename(path), bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), lines: parsed.lines };
-  return { parsed, source };
+  const file = await readJsonlFile(path);
+  if (file === null) throw new BenchfleetError('FILE_NOT_FOUND', `no such raw file: ${path}`);
+  return parseRawFile(path, file);
 }

@@ -3,12 +3,13 @@
 // as the coordinator stores runs. A summary is used when it is fresh (made from exactly the
 // raw file beside it, by SHA256); otherwise the raw file is analyzed again.
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { readSummaryFile } from '../summary/summary-io.ts';
 import { summarizeParsed, type SummaryOptions } from '../summary/summarize.ts';
-import { parseRawText } from './raw-reader.ts';
+import { parseRawFile } from './raw-reader.ts';
+import { readJsonlFile, type JsonlFile } from '../../shared/jsonl-file.ts';
 import type { Summary } from '../summary/summary-types.ts';
 
 const RAW = /^(.+)\.jsonl$/;
@@ -83,13 +84,10 @@ export interface LoadedResult {
 
 /** The summary of one result: the summary file when fresh, else an analysis of the raw file. */
 export async function loadResult(files: ResultFiles, options: SummaryOptions = {}): Promise<LoadedResult> {
-  let raw: Buffer | null = null;
+  let raw: JsonlFile | null = null;
   if (files.rawPath !== null) {
-    try {
-      raw = await readFile(files.rawPath);
-    } catch (error) {
-      throw new BenchfleetError('FILE_UNREADABLE', `cannot read ${files.rawPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-    }
+    raw = await readJsonlFile(files.rawPath);
+    if (raw === null) throw new BenchfleetError('FILE_UNREADABLE', `cannot read ${files.rawPath}: ENOENT`);
   }
   if (files.summaryPath !== null) {
     let summary: Summary | null = null;
@@ -100,11 +98,10 @@ export async function loadResult(files: ResultFiles, options: SummaryOptions = {
       if (raw === null) throw error;
     }
     if (summary !== null && raw === null) return { files, summary, origin: 'summary' };
-    if (summary !== null && raw !== null && summary.source?.sha256 === createHash('sha256').update(raw).digest('hex')) return { files, summary, origin: 'summary' };
+    if (summary !== null && raw !== null && summary.source?.sha256 === createHash('sha256').update(raw.bytes).digest('hex')) return { files, summary, origin: 'summary' };
   }
   if (raw === null || files.rawPath === null) throw new BenchfleetError('FILE_NOT_FOUND', `${files.dir}: no raw file or summary for ${files.stem}`);
-  const parsed = parseRawText(raw.toString('utf8'));
-  const source = { file: basename(files.rawPath), bytes: raw.length, sha256: createHash('sha256').update(raw).digest('hex'), lines: parsed.lines };
+  const { parsed, source } = parseRawFile(files.rawPath, raw);
   return { files, summary: summarizeParsed(parsed, options, source), origin: files.summaryPath === null ? 'analyzed' : 'stale-summary' };
 }
 

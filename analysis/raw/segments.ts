@@ -7,26 +7,7 @@
 // across segments, when the earlier one belongs to an interrupted round, i.e. the round its
 // segment was running when it ended (the round of that segment's last sample), and a later
 // segment holds that round again. Any other repeat stays in and is reported as a duplicate.
-import type { ResumedFrom } from '../../shared/records.ts';
-import type { LineSample } from './raw-reader.ts';
-
-/** A round a restart interrupted, whose samples in `segment` are superseded by the same round in a later segment. */
-export interface RedoneRound {
-  round: number;
-  /** The segment that was interrupted during this round. */
-  segment: number;
-  /** 1-based lines of the superseded samples. */
-  supersededLines: number[];
-}
-
-/** Where a resumed segment starts: its environment row. */
-export interface SegmentStart {
-  segment: number;
-  /** 1-based line of the segment's environment row. */
-  line: number;
-  startedAt: string;
-  resumedFrom: ResumedFrom | null;
-}
+import type { LineSample, RedoneRound } from './raw-types.ts';
 
 export interface SegmentedSamples {
   /** The samples the analysis uses. */

@@ -2,7 +2,7 @@
 // benchmark per cell, named machine/policy/kernel/arm, with two measures, `speedup` and
 // `cpu-ratio`, each the cell's median as `value` and its within-run interval as
 // `lower_value`/`upper_value`. Cells with no paired samples are left out (BMF has no null).
-import type { ReportExporter } from './report-render.ts';
+import type { ReportExporter } from './report-exporter.ts';
 import type { Interval } from '../statistics/interval.ts';
 
 interface BmfMetric { value: number; lower_value: number; upper_value: number }

@@ -3,7 +3,7 @@
 // header is the first line and every other line is data, so naive readers (a spreadsheet, Python's
 // csv module, pandas without options) read it as it is; the notes and the footer are in the
 // markdown, text and JSON reports.
-import type { ReportExporter } from './report-render.ts';
+import type { ReportExporter } from './report-exporter.ts';
 
 const HEADER = ['kernel', 'machine', 'policy', 'arm', 'speedup', 'speedup_lo', 'speedup_hi', 'cpu_ratio', 'cpu_ratio_lo', 'cpu_ratio_hi', 'rounds', 'failures', 'native_failures'];
 

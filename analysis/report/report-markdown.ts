@@ -1,6 +1,6 @@
 // The report as a markdown table in the study's layout, notes above it and the footer below.
 import { cellText } from './report-cell-text.ts';
-import type { ReportExporter } from './report-render.ts';
+import type { ReportExporter } from './report-exporter.ts';
 
 const escape = (text: string) => text.replace(/\|/g, '\\|');
 

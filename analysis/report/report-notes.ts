@@ -2,7 +2,7 @@
 // machine) that ran different Node versions, harness sources, corpus modules, tracked twins or
 // plans. The study had to name the M2 sources by hash by hand; a report says it above the table.
 import type { EnvironmentRecord } from '../../shared/records.ts';
-import type { RedoneRound } from '../raw/segments.ts';
+import type { RedoneRound } from '../raw/raw-types.ts';
 
 export interface EnvironmentEntry {
   machine: string;

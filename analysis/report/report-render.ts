@@ -6,16 +6,8 @@ import { csvExporter } from './report-csv.ts';
 import { jsonExporter } from './report-json.ts';
 import { markdownExporter } from './report-markdown.ts';
 import { textExporter } from './report-text.ts';
+import type { RenderOptions, ReportExporter } from './report-exporter.ts';
 import type { Report } from './report-types.ts';
-
-export interface RenderOptions {
-  /** Show each cell's interval in the text and markdown tables (CSV and JSON always carry them). */
-  intervals?: boolean;
-}
-
-export interface ReportExporter {
-  render(report: Report, options: RenderOptions): string;
-}
 
 export const REPORT_FORMATS = ['markdown', 'text', 'csv', 'json', 'bmf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

@@ -1,6 +1,6 @@
 // The report as an aligned text table for a terminal, notes above it and the footer below.
 import { cellText } from './report-cell-text.ts';
-import type { ReportExporter } from './report-render.ts';
+import type { ReportExporter } from './report-exporter.ts';
 
 function align(rows: readonly (readonly string[])[], rightFrom: number): string[] {
   const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));

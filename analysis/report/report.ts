@@ -13,7 +13,8 @@ import { REPORT_FORMAT, type Report, type ReportCell, type ReportRow, type Repor
 import type { SummaryOptions } from '../summary/summarize.ts';
 import type { Summary } from '../summary/summary-types.ts';
 
-export { renderReport, REPORT_FORMATS, type ReportFormat, type RenderOptions } from './report-render.ts';
+export { renderReport, REPORT_FORMATS, type ReportFormat } from './report-render.ts';
+export type { RenderOptions } from './report-exporter.ts';
 
 export const DEFAULT_REPORT_ARM = DEFAULT_ARM;
 const MAX_PROBLEM_NOTES = 3;

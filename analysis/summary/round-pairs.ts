@@ -4,7 +4,7 @@
 import { NATIVE_ARM, ARM_NAMES } from '../../shared/arms.ts';
 import type { SampleRecord } from '../../shared/records.ts';
 import { medianOf } from '../statistics/quantile.ts';
-import type { LineSample } from '../raw/raw-reader.ts';
+import type { LineSample } from '../raw/raw-types.ts';
 import type { Problem } from './summary-types.ts';
 
 /** One sample reduced to the values of its round. */

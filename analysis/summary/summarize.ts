@@ -6,7 +6,8 @@ import { createRng, streamId } from '../../shared/prng.ts';
 import { DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, type BootstrapSettings } from '../statistics/interval.ts';
 import { pairedMedianRatio } from '../statistics/paired-bootstrap.ts';
 import { medianOf } from '../statistics/quantile.ts';
-import { parseRawLines, readRawFile, type ParsedRaw } from '../raw/raw-reader.ts';
+import { parseRawLines, readRawFile } from '../raw/raw-reader.ts';
+import type { ParsedRaw } from '../raw/raw-types.ts';
 import { sampleFailed } from '../../shared/record-validate.ts';
 import { pairRounds, type PairedGroup } from './round-pairs.ts';
 import {

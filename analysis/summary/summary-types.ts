@@ -1,34 +1,17 @@
 // The summary format: what `benchfleet analyze` writes for one raw file and what reports,
 // comparisons and other people's tools read. docs/records.md documents every field.
 import type { EnvironmentRecord } from '../../shared/records.ts';
-import type { RedoneRound, SegmentStart } from '../raw/segments.ts';
+import type { Problem, RawSource, RedoneRound, SegmentStart } from '../raw/raw-types.ts';
 import type { Interval } from '../statistics/interval.ts';
+
+export type { Problem, ProblemKind } from '../raw/raw-types.ts';
+/** The raw file a summary was made from. */
+export type SummarySource = RawSource;
 
 export const SUMMARY_FORMAT = 'benchfleet-summary';
 export const SUMMARY_FORMAT_VERSION = 1;
 /** The bootstrap seed used when none is given. */
 export const DEFAULT_BOOTSTRAP_SEED = 1;
-
-export type ProblemKind =
-  | 'malformed-json'
-  | 'invalid-record'
-  | 'missing-environment'
-  | 'extra-environment'
-  | 'policy-mismatch'
-  | 'plan-mismatch'
-  | 'duplicate-seq'
-  | 'duplicate-sample'
-  | 'segment-mismatch'
-  | 'unpaired'
-  | 'zero-native-cpu';
-
-/** Something in the raw file that the summary could not use as it stands. */
-export interface Problem {
-  /** 1-based line of the raw file, or null when the problem is not one line's. */
-  line: number | null;
-  kind: ProblemKind;
-  message: string;
-}
 
 export interface SummaryRow {
   kernel: string;
@@ -53,15 +36,6 @@ export interface SummaryRow {
   failedRounds: number[];
   /** Up to five distinct failure lines from those samples, sorted. */
   failureLines: string[];
-}
-
-export interface SummarySource {
-  /** The raw file's name (no folder, so that the summary does not depend on where it was made). */
-  file: string;
-  bytes: number;
-  sha256: string;
-  /** Lines in the raw file, the environment row included. */
-  lines: number;
 }
 
 export interface Summary {

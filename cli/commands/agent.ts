@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { Agent } from '../../agent/agent.ts';
 import { describeBadMachineName, validMachineName } from '../../shared/machine-name.ts';
-import { loadToken } from '../../coordinator/auth.ts';
+import { loadToken } from '../../shared/token-file.ts';
 import { BenchfleetError, FATAL_AUTH_EXIT_CODE, isBenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { coordinatorUrl } from '../control-client.ts';

@@ -9,21 +9,12 @@ import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts'
 import { BenchfleetError } from '../../shared/errors.ts';
 import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
 import { printLine } from '../output.ts';
+import { checkResamples, checkSeed } from '../analysis-options.ts';
 
 interface Args { raw: string; summary: string; seed: number; resamples: number; quiet: boolean }
 
 /** How many problems to print before pointing at the summary for the rest. */
 const SHOWN_PROBLEMS = 20;
-
-export function checkSeed(seed: number, flag = '--seed'): void {
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new BenchfleetError('USAGE', `${flag} must be an integer from 0 to 4294967295, got ${seed}`);
-}
-
-export function checkResamples(resamples: number, flag = '--resamples'): void {
-  if (!Number.isInteger(resamples) || resamples < 100 || resamples > 1_000_000) {
-    throw new BenchfleetError('USAGE', `${flag} must be an integer from 100 to 1000000, got ${resamples}`);
-  }
-}
 
 export const analyzeCommand: CommandModule<object, Args> = {
   command: 'analyze <raw> <summary>',

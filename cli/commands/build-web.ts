@@ -1,5 +1,6 @@
 // `benchfleet build-web`: bundle the dashboard's pages (web/src) into web/dist with esbuild.
-// `npm install` runs it; the dashboard and `report --html` also build on first use.
+// `npm install` runs it (and `npm run build:web`); the coordinator serves what it built, and
+// `report --html` builds on first use.
 import type { CommandModule } from 'yargs';
 import { buildWebBundle, WEB_DIST } from '../../web/build.ts';
 import { printLine } from '../output.ts';

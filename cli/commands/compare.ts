@@ -11,7 +11,7 @@ import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts'
 import { BenchfleetError } from '../../shared/errors.ts';
 import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
 import { EXIT_GATE } from '../exit-codes.ts';
-import { checkResamples, checkSeed } from './analyze.ts';
+import { checkResamples, checkSeed } from '../analysis-options.ts';
 
 interface Args {
   runs: string[];

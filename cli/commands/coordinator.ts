@@ -2,7 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { loadToken, tokenChecker } from '../../coordinator/auth.ts';
+import { tokenChecker } from '../../coordinator/auth.ts';
+import { loadToken } from '../../shared/token-file.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import { Coordinator, DEFAULT_MACHINE_DEADLINE_HOURS } from '../../coordinator/server.ts';
 import { BenchfleetError } from '../../shared/errors.ts';

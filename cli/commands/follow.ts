@@ -1,32 +1,11 @@
 // `benchfleet follow RUN`: attach to a run that is running (or has finished) and show what
 // `run --follow` shows: live progress per machine, then the report. Survives a coordinator
 // restart by reconnecting.
-import type { Argv, CommandModule } from 'yargs';
-import { BenchfleetError } from '../../shared/errors.ts';
+import type { CommandModule } from 'yargs';
 import { connectControl, connectionOptions, type ConnectionArgs } from '../control-client.ts';
-import { DEFAULT_RECONNECT_MS, followRun, type FollowResult } from '../follow.ts';
-import { printJson, printLine } from '../output.ts';
-
-export interface ReconnectArgs { 'reconnect-for': number }
-
-/** The option of every command that follows a run. */
-export function reconnectOption<T>(y: Argv<T>): Argv<T & ReconnectArgs> {
-  return y.option('reconnect-for', { type: 'number', default: DEFAULT_RECONNECT_MS / 1000, describe: 'After a lost connection, keep trying to reconnect this many seconds' });
-}
-
-export function reconnectMs(args: ReconnectArgs): number {
-  const seconds = args['reconnect-for'];
-  if (!(seconds >= 0)) throw new BenchfleetError('USAGE', `--reconnect-for must be a number of seconds >= 0, got ${seconds}`);
-  return seconds * 1000;
-}
-
-/** The end of a followed run for people: the report, then the run's state and where its files are. */
-export function printFollowed(runId: string, result: FollowResult): void {
-  printLine();
-  printLine(result.markdown.trimEnd());
-  printLine();
-  printLine(`run ${runId}: ${result.run.state}; files on the coordinator in ${result.dir}`);
-}
+import { followRun } from '../follow.ts';
+import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
+import { printJson } from '../output.ts';
 
 interface Args extends ConnectionArgs, ReconnectArgs { run: string; json: boolean }
 

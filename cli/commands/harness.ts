@@ -19,6 +19,7 @@ import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { preventSleep } from '../../agent/harness/no-sleep.ts';
 import { describeLoadWait } from '../../shared/load-wait-text.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import { applyPolicyEnv, POLICY_ENV } from '../../shared/plan-policy-env.ts';
 import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 import { printJson, printLine } from '../output.ts';
@@ -89,7 +90,7 @@ async function runHere(args: Args): Promise<void> {
   }
   let plan;
   try {
-    plan = parsePlan(json);
+    plan = parsePlan(json, kernelNames());
   } catch (error) {
     throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
   }

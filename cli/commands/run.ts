@@ -1,12 +1,13 @@
 // `benchfleet run PLAN --machines a,b`: one run of a plan on several machines.
 import type { CommandModule } from 'yargs';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import { applyPolicyEnv, POLICY_ENV } from '../../shared/plan-policy-env.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { readInputFile } from '../read-input.ts';
 import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
 import { followRun } from '../follow.ts';
-import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from './follow.ts';
+import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printJson, printLine } from '../output.ts';
@@ -32,7 +33,7 @@ export const runCommand: CommandModule<object, Args> = {
     // FOLIO_CORPUS_RESET goes into the plan text here, before the coordinator hashes it.
     const text = applyPolicyEnv(new TextDecoder().decode(await readInputFile(args.plan)));
     try {
-      parsePlan(JSON.parse(text));
+      parsePlan(JSON.parse(text), kernelNames());
     } catch (error) {
       throw new BenchfleetError('PLAN_INVALID', `${args.plan}: ${errorMessage(error)}`);
     }

@@ -4,7 +4,7 @@
 // and repeats for the variance components), which is why it reads the raw files, once per run set.
 import { Worker } from 'node:worker_threads';
 import { BenchfleetError } from '../../shared/errors.ts';
-import { workerScript } from '../../agent/harness/worker-script.ts';
+import { workerScript } from '../../shared/worker-script.ts';
 import type { CompareView } from './dashboard-views.ts';
 import type { CompareRequest, CompareResponse } from './compare-worker.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
@@ -49,7 +49,7 @@ export class CompareCache {
 
   private async build(runs: readonly string[]): Promise<CompareView> {
     const request: CompareRequest = { runDirs: runs.map((id) => this.source.runDir(id)) };
-    // The harness's way to start a TypeScript worker on any Node (a bundle where Node cannot strip types).
+    // The project's way to start a TypeScript worker on any Node (a bundle where Node cannot strip types).
     const script = await workerScript(WORKER);
     const response = await new Promise<CompareResponse>((resolve, reject) => {
       const worker = new Worker(script.filename, { workerData: request, execArgv: script.execArgv });

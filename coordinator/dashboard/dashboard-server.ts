@@ -13,7 +13,7 @@ import { Server } from 'socket.io';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import { UI_NAMESPACE, type DashboardToUi } from './dashboard-views.ts';
-import { ensureWebBundle, WEB_ASSETS } from '../../web/build.ts';
+import { checkWebBundle, webAssets, type WebAssets } from './web-assets.ts';
 import { CompareCache } from './compare-cache.ts';
 import { historyApi } from './history-api.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
@@ -36,6 +36,8 @@ export interface DashboardOptions {
   /** Whether a presented token is the control token. */
   checkToken: (presented: unknown) => boolean;
   tls?: { cert: Buffer; key: Buffer };
+  /** The built bundle's folder; web/dist unless a test gives another. */
+  webDist?: string;
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -47,6 +49,7 @@ export class Dashboard {
   private readonly limiter = new LoginLimiter();
   private readonly views: RunViews;
   private readonly compares: CompareCache;
+  private readonly assets: WebAssets;
   private http: HttpServer | null = null;
   private io: Server | null = null;
   private stopListening: (() => void) | null = null;
@@ -60,11 +63,12 @@ export class Dashboard {
     this.options = options;
     this.views = new RunViews(source);
     this.compares = new CompareCache(source);
+    this.assets = webAssets(options.webDist);
   }
 
   /** Listen; returns the dashboard's URL. */
   async start(): Promise<string> {
-    await ensureWebBundle();
+    await checkWebBundle(this.assets);
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((error: unknown) => {
         log.error(`${req.method ?? '?'} ${req.url ?? '?'}: ${errorMessage(error)}`);
@@ -178,8 +182,8 @@ export class Dashboard {
     const path = url.pathname;
     const method = req.method ?? 'GET';
 
-    if (method === 'GET' && path === '/assets/dashboard.js') return this.sendFile(res, WEB_ASSETS.dashboardJs, 'text/javascript; charset=utf-8');
-    if (method === 'GET' && path === '/assets/dashboard.css') return this.sendFile(res, WEB_ASSETS.css, 'text/css; charset=utf-8');
+    if (method === 'GET' && path === '/assets/dashboard.js') return this.sendFile(res, this.assets.dashboardJs, 'text/javascript; charset=utf-8');
+    if (method === 'GET' && path === '/assets/dashboard.css') return this.sendFile(res, this.assets.css, 'text/css; charset=utf-8');
     if (path === '/login' && method === 'GET') return this.sendHtml(res, 200, loginPage(null));
     if (path === '/login' && method === 'POST') return this.login(req, res);
     if (path === '/login/once' && method === 'GET') return this.loginOnce(url, res);

@@ -6,6 +6,7 @@
 // Piscina's. Rounds alternate the arms; each figure is the median over all repeats.
 import { parseArm } from '../../shared/arms.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import { runNativeSample } from '../../agent/harness/native-arm.ts';
 import { PiscinaPool, runPiscinaSample } from '../../agent/harness/piscina-arm.ts';
 import { prepareKernel, snapshotKernel } from '../../agent/harness/prepared-kernel.ts';
@@ -16,7 +17,7 @@ import type { ArmOutcome, SampleSpec } from '../../agent/harness/sample-spec.ts'
 const JOBS = 16;
 const REPEATS = 100;
 const ROUNDS = 6;
-const plan = parsePlan({ kernels: ['xxhash32'], arms: 'all', policies: ['pages'], rounds: 1, repeats: REPEATS, jobs: JOBS, seed: 1, inputSizes: { xxhash32: 16 } });
+const plan = parsePlan({ kernels: ['xxhash32'], arms: 'all', policies: ['pages'], rounds: 1, repeats: REPEATS, jobs: JOBS, seed: 1, inputSizes: { xxhash32: 16 } }, kernelNames());
 const kernel = prepareKernel('xxhash32', plan);
 const snapshot = snapshotKernel(kernel);
 const spec = (arm: string): SampleSpec => ({ kernel, snapshot, arm: parseArm(arm), policy: 'pages', pageSize: 4096, jobs: JOBS, repeats: REPEATS, warmupJobs: 20 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runPlan, type RunOptions, type RunSummary } from '../../agent/harness/runner.ts';
 import { STUDY_PLAN } from '../../shared/plan.ts';
 import { parsePlan, planKernels } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 
 export interface StudyRun {
   summary: RunSummary;
@@ -16,12 +17,12 @@ export interface StudyRun {
 
 export async function runStudyPlan(onSample?: RunOptions['onSample']): Promise<StudyRun> {
   const full = process.env['BENCHFLEET_BENCH_FULL'] === '1';
-  const plan = parsePlan({ ...STUDY_PLAN, rounds: full ? STUDY_PLAN.rounds : 1 });
+  const plan = parsePlan({ ...STUDY_PLAN, rounds: full ? STUDY_PLAN.rounds : 1 }, kernelNames());
   const dir = mkdtempSync(join(tmpdir(), 'bf-bench-'));
   try {
     const summary = await runPlan(plan, { outDir: join(dir, 'out'), ...(onSample ? { onSample } : {}) });
     const description =
-      `${full ? 'full study plan' : 'study plan, 1 round (BENCHFLEET_BENCH_FULL=1 for all 7)'}: ${planKernels(plan).length} kernels x 17 arms x ` +
+      `${full ? 'full study plan' : 'study plan, 1 round (BENCHFLEET_BENCH_FULL=1 for all 7)'}: ${planKernels(plan, kernelNames()).length} kernels x 17 arms x ` +
       `${plan.rounds} round(s) x ${plan.policies.length} policies = ${summary.samples} samples, ${plan.repeats} repeats of ${plan.jobs} jobs`;
     return { summary, description };
   } finally {

@@ -12,12 +12,14 @@ import { runPlan } from '../../agent/harness/runner.ts';
 import { buildReport } from '../../analysis/report/report.ts';
 import { STUDY_PLAN } from '../../shared/plan.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 
 const ARM = 'taskpool-2-batched';
 const rounds = Number(process.env['BENCHFLEET_BENCH_ROUNDS'] ?? STUDY_PLAN.rounds);
 const keep = process.env['BENCHFLEET_BENCH_KEEP'];
 const plan = parsePlan(
   { ...STUDY_PLAN, name: 'study, four policies, taskpool-2-batched', arms: ['native', ARM], policies: ['whole', 'pages', 'checkpoint', 'tracked'], rounds, schedule: 'interleaved' },
+  kernelNames(),
 );
 const dir = keep ?? mkdtempSync(join(tmpdir(), 'bf-bench-tracked-'));
 let failed = 0;

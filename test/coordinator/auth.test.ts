@@ -9,7 +9,7 @@ import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
-import { loadToken } from '../../coordinator/auth.ts';
+import { loadToken } from '../../shared/token-file.ts';
 import { CONTROL_NAMESPACE, PROTOCOL_VERSION } from '../../shared/protocol/events.ts';
 import { PROTOCOL_HEADER, upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 import { getJson } from '../../shared/protocol/http-client.ts';

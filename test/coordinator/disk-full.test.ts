@@ -13,8 +13,9 @@ import type { AgentToCoordinator, ControlToCoordinator } from '../../shared/prot
 import { request } from '../../shared/protocol/request.ts';
 import { environmentRecord, sampleRecord } from '../helpers/raw-records.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { nativePlan } from '../helpers/test-plans.ts';
 
-const PLAN = { name: 'disk full', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 60, repeats: 1, jobs: 1, seed: 1, schedule: 'sequential' };
+const PLAN = nativePlan('disk full', { rounds: 60 });
 
 let mountPoint: string | null = null;
 let skipReason: string | false = false;

@@ -11,8 +11,9 @@ import type { ControlSocket } from '../../cli/control-client.ts';
 import { environmentRecord } from '../helpers/raw-records.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { nativePlan } from '../helpers/test-plans.ts';
 
-const PLAN = JSON.stringify({ name: 'control', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 3, repeats: 1, jobs: 1, seed: 1, schedule: 'sequential' });
+const PLAN = JSON.stringify(nativePlan('control', { rounds: 3 }));
 
 let t: TestCoordinator;
 before(async () => {

@@ -5,11 +5,13 @@
 // once per set of runs (the same answer whatever the order they are named in).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tokenChecker } from '../../coordinator/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
+import { coordinatorSource } from '../../coordinator/dashboard/coordinator-source.ts';
+import { Dashboard } from '../../coordinator/dashboard/dashboard-server.ts';
 import { SESSION_COOKIE } from '../../coordinator/dashboard/sessions.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
@@ -65,6 +67,21 @@ test('one-time links, sessions, downloads and comparisons follow the dashboard\'
     assert.equal((await get('/api/runs')).status, 401, 'the session ended at logout');
   } finally {
     await dashboard.close();
+    await fleet.close();
+  }
+});
+
+test('a dashboard whose bundle was never built refuses to start and names npm run build:web; it does not build one', async () => {
+  const fleet = await startTestCoordinator();
+  const webDist = await mkdtemp(join(tmpdir(), 'bf-no-bundle-'));
+  try {
+    const dashboard = new Dashboard(coordinatorSource(fleet.coordinator), { host: '127.0.0.1', port: 0, checkToken: tokenChecker(fleet.token), webDist });
+    await assert.rejects(dashboard.start(), {
+      code: 'WEB_BUNDLE_MISSING',
+      message: `the dashboard's bundle ${join(webDist, 'dashboard.js')} is missing: run \`npm run build:web\` (\`npm ci\` builds it) before starting a coordinator with a dashboard`,
+    });
+    assert.deepEqual(await readdir(webDist), [], 'the coordinator ran no bundler');
+  } finally {
     await fleet.close();
   }
 });

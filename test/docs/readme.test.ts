@@ -1,9 +1,12 @@
 // The README as a new user follows it: `benchfleet` is not on PATH after `npm ci`, so every
 // command it shows runs as `npx benchfleet …` and names a real subcommand; and the Mac agent
-// has its section, with the launchctl commands of today's macOS.
+// has its section, with the launchctl commands of today's macOS; and the test tiers it names are
+// the ones test/run-tests.js and package.json run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { commands } from '../../cli/command-list.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -33,4 +36,30 @@ test('the README has a Mac agent section with launchctl bootstrap gui/$UID and t
   for (const needed of ['launchctl bootstrap gui/$UID', 'launchctl bootout gui/$UID', 'ProcessType', '~/Library/Logs', 'SuccessfulExit', '--fatal-exit-code 0', 'caffeinate', 'hw.perflevel0.physicalcpu', 'pmset -g therm', '--max-load']) {
     assert.ok(section.includes(needed), `mentions ${needed}`);
   }
+});
+
+test('the test tiers split the suite: each file in exactly one, npm test runs them all once after typecheck and lint, and the README names each', () => {
+  const run = (...args: string[]): string[] => {
+    const out = execFileSync(process.execPath, [fileURLToPath(new URL('../run-tests.js', import.meta.url)), ...args, '--list'], { encoding: 'utf8', env: { ...process.env, BENCHFLEET_TEST_FILTER: '' } });
+    return out.split('\n').filter((l) => l !== '');
+  };
+  const all = run();
+  const tiers = Object.fromEntries(['unit', 'fleet', 'netns', 'browser'].map((t) => [t, run(`--tier=${t}`)]));
+  assert.deepEqual([...Object.values(tiers).flat()].sort(), [...all].sort(), 'every file in exactly one tier');
+  assert.equal(new Set(all).size, all.length, 'npm test runs each file once');
+  assert.deepEqual(all.slice(0, tiers['unit']?.length), tiers['unit'], 'unit first');
+  assert.ok(all.includes('test/docs/readme.test.ts') && tiers['unit']?.includes('test/docs/readme.test.ts'));
+  assert.deepEqual(tiers['unit']?.filter((f) => /^test\/(fleet|netns)\/|-browser\.test\.ts$/.test(f)), []);
+  assert.ok(tiers['fleet']?.every((f) => f.startsWith('test/fleet/')) && tiers['fleet'].length > 0);
+  assert.ok(tiers['netns']?.every((f) => f.startsWith('test/netns/')) && tiers['netns'].length > 0);
+  assert.deepEqual(tiers['browser'], ['test/dashboard/dashboard-browser.test.ts']);
+
+  const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  assert.equal(scripts['test'], 'npm run typecheck && npm run lint && node test/run-tests.js');
+  const section = /\n## Tests\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
+  for (const tier of ['unit', 'fleet', 'netns', 'browser']) {
+    assert.equal(scripts[`test:${tier}`], `node test/run-tests.js --tier=${tier}`);
+    assert.ok(section.includes(`npm run test:${tier}`), `the Tests section names npm run test:${tier}`);
+  }
+  assert.match(readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8'), /\nnpm test\n/);
 });

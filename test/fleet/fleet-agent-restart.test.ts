@@ -15,20 +15,11 @@ import { readRawFile } from '../../analysis/raw/raw-reader.ts';
 import { verifyManifest } from '../../analysis/raw/manifest.ts';
 import type { Summary } from '../../analysis/summary/summary-types.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
+import { fleetPlan, plannedSamples } from '../helpers/test-plans.ts';
 import { createFleet, readJsonLines, sha256, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 
-const PLAN = {
-  name: 'agent restart',
-  kernels: ['xxhash32', 'sha256'],
-  arms: ['native', 'workers-1-batched', 'taskpool-1-batched'],
-  policies: ['whole', 'pages'],
-  rounds: 4,
-  repeats: 1,
-  jobs: 4,
-  seed: 11,
-  schedule: 'sequential',
-};
-const PLANNED_PER_POLICY = PLAN.kernels.length * PLAN.arms.length * PLAN.rounds;
+const PLAN = fleetPlan('agent restart', { rounds: 4, repeats: 1, seed: 11 });
+const PLANNED_PER_POLICY = plannedSamples(PLAN);
 
 let fleet: Fleet;
 before(async () => {

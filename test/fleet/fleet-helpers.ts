@@ -8,18 +8,10 @@ import { connectControl, unwrap, type ControlSocket } from '../../cli/control-cl
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
+import { fleetPlan, plannedSamples } from '../helpers/test-plans.ts';
 
-export const SMALL_PLAN = {
-  name: 'fleet test',
-  kernels: ['xxhash32', 'sha256'],
-  arms: ['native', 'workers-1-batched', 'taskpool-1-batched'],
-  policies: ['whole', 'pages'],
-  rounds: 2,
-  repeats: 2,
-  jobs: 4,
-  seed: 3,
-  schedule: 'sequential',
-};
+export const SMALL_PLAN = fleetPlan('fleet test');
+export { plannedSamples };
 
 export interface Fleet {
   dir: string;
@@ -122,7 +114,3 @@ export async function readJsonLines(path: string): Promise<Record<string, unknow
   return text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-/** Sample count of a plan per policy: kernels x arms x rounds. */
-export function plannedSamples(plan: typeof SMALL_PLAN): number {
-  return plan.kernels.length * plan.arms.length * plan.rounds;
-}

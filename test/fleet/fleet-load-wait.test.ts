@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFleet, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
+import { fleetPlan } from '../helpers/test-plans.ts';
 
 let fleet: Fleet;
 before(async () => {
@@ -15,7 +16,7 @@ after(async () => {
   await fleet.stopAll();
 });
 
-const PLAN = { name: 'load wait', kernels: ['xxhash32'], arms: ['native', 'taskpool-1-batched'], policies: ['pages'], rounds: 1, repeats: 1, jobs: 2, seed: 5, schedule: 'sequential' };
+const PLAN = fleetPlan('load wait', { kernels: ['xxhash32'], arms: ['native', 'taskpool-1-batched'], policies: ['pages'], rounds: 1, repeats: 1, jobs: 2, seed: 5 });
 
 test('an agent whose --max-load wait runs out says so, runs anyway, and the report shows the wait', async () => {
   const agent = await fleet.startAgent('busy-mac', fleet.url, ['--max-load', '0.0001', '--max-load-wait', '1']);

@@ -10,20 +10,11 @@ import { newRunId } from '../../coordinator/run-id.ts';
 import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
+import { fleetPlan, plannedSamples } from '../helpers/test-plans.ts';
 import { createFleet, readJsonLines, sha256, waitForRun, type Fleet } from './fleet-helpers.ts';
 
-const PLAN = {
-  name: 'unsent plan',
-  kernels: ['xxhash32', 'sha256'],
-  arms: ['native', 'workers-1-batched'],
-  policies: ['whole'],
-  rounds: 3,
-  repeats: 1,
-  jobs: 4,
-  seed: 7,
-  schedule: 'sequential',
-};
-const PLANNED = PLAN.kernels.length * PLAN.arms.length * PLAN.rounds;
+const PLAN = fleetPlan('unsent plan', { arms: ['native', 'workers-1-batched'], policies: ['whole'], rounds: 3, repeats: 1, seed: 7 });
+const PLANNED = plannedSamples(PLAN);
 const PLAN_TEXT = `${JSON.stringify(PLAN, null, 2)}\n`;
 
 let fleet: Fleet;

@@ -16,7 +16,7 @@ test('every kernel passes every check under every policy, on native, Piscina and
   const dir = mkdtempSync(join(tmpdir(), 'bf-all-kernels-'));
   try {
     const arms = ['native', 'workers-1-batched', 'taskpool-2-unbatched'];
-    const plan = parsePlan({ kernels: 'all', arms, policies: [...POLICIES], rounds: 1, repeats: 1, jobs: 2, seed: 3, warmupJobs: 1, schedule: 'interleaved' });
+    const plan = parsePlan({ kernels: 'all', arms, policies: [...POLICIES], rounds: 1, repeats: 1, jobs: 2, seed: 3, warmupJobs: 1, schedule: 'interleaved' }, kernelNames());
     const summary = await runPlan(plan, { outDir: join(dir, 'out') });
     const kernels = kernelNames().length;
     assert.equal(summary.samples, kernels * arms.length * POLICIES.length);

@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { STUDY_PLAN } from '../../shared/plan.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 
 function plan(file: string) {
-  return parsePlan(JSON.parse(readFileSync(new URL(`../../deploy/plans/${file}`, import.meta.url), 'utf8')));
+  return parsePlan(JSON.parse(readFileSync(new URL(`../../deploy/plans/${file}`, import.meta.url), 'utf8')), kernelNames());
 }
 
 test('study.json is the seed study: three policies, fixed inputs', () => {

@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import { readRawFile } from '../../analysis/raw/raw-reader.ts';
 import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
+import { completeLines, waitForLines } from '../helpers/file-waits.ts';
 
 const PLAN = { kernels: ['xxhash32', 'sha256', 'crc32'], arms: ['native', 'taskpool-1-batched', 'taskpool-2-batched', 'workers-1-batched'], policies: ['whole', 'pages'], rounds: 2, repeats: 1, jobs: 16, seed: 5, schedule: 'interleaved' };
 const PER_POLICY = PLAN.kernels.length * PLAN.arms.length * PLAN.rounds;
 
+/** Complete lines of a record file; 0 before the harness made it. */
 async function lines(path: string): Promise<number> {
-  return readFile(path, 'utf8').then((t) => t.split('\n').length - 1, () => 0);
+  return readFile(path, 'utf8').then((t) => completeLines(t).length, () => 0);
 }
 
 test('a harness SIGKILLed mid-round and resumed has every planned sample once in the analysis and keeps the superseded lines', async () => {
@@ -25,11 +27,9 @@ test('a harness SIGKILLed mid-round and resumed has every planned sample once in
   const out = join(dir, 'out');
   const env = { BENCHFLEET_LOCK_FILE: join(dir, 'timing.lock') };
   const first = startBenchfleet(['harness', '--plan', planFile, '--out', out], env);
-  const deadline = Date.now() + 60_000;
-  while ((await lines(join(out, 'whole.jsonl'))) + (await lines(join(out, 'pages.jsonl'))) < 6) {
-    if (Date.now() > deadline) throw new Error(`the harness wrote too little in 60 s:\n${first.output()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitForLines(join(out, 'whole.jsonl'), 4, 'the environment row and three samples before the kill').catch((error: unknown) => {
+    throw new Error(`${String(error)}\n${first.output()}`);
+  });
   await first.stop('SIGKILL');
   const before = { whole: await lines(join(out, 'whole.jsonl')), pages: await lines(join(out, 'pages.jsonl')) };
   const samplesBefore = Math.max(0, before.whole - 1) + Math.max(0, before.pages - 1);

@@ -11,7 +11,7 @@ import { ARM_NAMES } from '../../shared/arms.ts';
 const base = { kernels: ['xxhash32'], arms: ['taskpool-2-batched'], policies: ['pages'], rounds: 2, repeats: 2, jobs: 4, seed: 1 };
 
 function fails(plan: unknown, message: string | RegExp): void {
-  assert.throws(() => parsePlan(plan), (error: unknown) => {
+  assert.throws(() => parsePlan(plan, kernelNames()), (error: unknown) => {
     assert.ok(error instanceof Error);
     assert.equal((error as { code?: string }).code, 'PLAN_INVALID');
     if (typeof message === 'string') assert.equal(error.message, message);
@@ -21,9 +21,9 @@ function fails(plan: unknown, message: string | RegExp): void {
 }
 
 test('the study plan is valid and expands to every kernel and the 17 arms', () => {
-  const plan = parsePlan(JSON.parse(JSON.stringify(STUDY_PLAN)));
+  const plan = parsePlan(JSON.parse(JSON.stringify(STUDY_PLAN)), kernelNames());
   assert.deepEqual(plan, STUDY_PLAN);
-  assert.deepEqual(planKernels(plan), kernelNames());
+  assert.deepEqual(planKernels(plan, kernelNames()), kernelNames());
   assert.deepEqual(planArms(plan), ARM_NAMES);
   assert.equal(planArms(plan).length, 17);
 });
@@ -50,7 +50,7 @@ test('unknown or repeated kernels and arms name their index', () => {
 });
 
 test('native is added to a list of arms that lacks it, first', () => {
-  const plan = parsePlan(base);
+  const plan = parsePlan(base, kernelNames());
   assert.deepEqual(plan.arms, ['native', 'taskpool-2-batched']);
   assert.deepEqual(planArms(plan), ['native', 'taskpool-2-batched']);
 });
@@ -60,7 +60,7 @@ test('FOLIO_CORPUS_RESET is written into a plan that names no policies, before h
   const text = `${JSON.stringify(noPolicies)}\n`;
   const resolved = applyPolicyEnv(text, { FOLIO_CORPUS_RESET: 'whole, pages' });
   assert.deepEqual(JSON.parse(resolved), { ...noPolicies, policies: ['whole', 'pages'] });
-  assert.deepEqual(parsePlan(JSON.parse(resolved)).policies, ['whole', 'pages']);
+  assert.deepEqual(parsePlan(JSON.parse(resolved), kernelNames()).policies, ['whole', 'pages']);
   assert.equal(applyPolicyEnv(`${JSON.stringify({ ...base, policies: [] })}\n`, { FOLIO_CORPUS_RESET: 'checkpoint' }).includes('"checkpoint"'), true);
   const named = `${JSON.stringify(base)}\n`;
   assert.equal(applyPolicyEnv(named, { FOLIO_CORPUS_RESET: 'whole' }), named, 'a plan that names its policies is left byte for byte');
@@ -82,7 +82,7 @@ test('rounds, repeats, jobs and the total number of samples have stated upper bo
   fails({ ...base, repeats: 1001 }, 'plan.repeats is 1001; at most 1,000 (docs/plan.md, "Limits")');
   fails({ ...base, jobs: 2_000_000 }, 'plan.jobs is 2000000; at most 1,000,000 (docs/plan.md, "Limits")');
   fails({ ...base, kernels: 'all', arms: 'all', policies: ['whole', 'pages', 'checkpoint', 'tracked', 'fresh'], rounds: 1000 }, /^plan has 21 kernels x 17 arms x 5 policies x 1000 rounds = 1,785,000 samples; at most 200,000 in one plan/);
-  assert.equal(parsePlan({ ...base, rounds: 1000, repeats: 1000, jobs: 1_000_000 }).rounds, 1000);
+  assert.equal(parsePlan({ ...base, rounds: 1000, repeats: 1000, jobs: 1_000_000 }, kernelNames()).rounds, 1000);
 });
 
 test('schedule, seed, page size, input sizes and warm-up are checked', () => {
@@ -93,17 +93,25 @@ test('schedule, seed, page size, input sizes and warm-up are checked', () => {
   fails({ ...base, inputSizes: { xxhash32: 4 * 1024 * 1024 } }, 'plan.inputSizes.xxhash32 is 4194304 bytes; the input region holds at most 3145728');
   fails({ ...base, warmupJobs: -2 }, 'plan.warmupJobs must be an integer of at least 0, got -2');
   fails([base], 'plan must be a JSON object, got an array');
-  const plan = parsePlan({ ...base, schedule: 'interleaved', pageSize: 16384, inputSizes: { xxhash32: 1000 }, warmupJobs: 0, name: 'x' });
+  const plan = parsePlan({ ...base, schedule: 'interleaved', pageSize: 16384, inputSizes: { xxhash32: 1000 }, warmupJobs: 0, name: 'x' }, kernelNames());
   assert.equal(plan.schedule, 'interleaved');
   assert.equal(plan.pageSize, 16384);
   assert.deepEqual(plan.inputSizes, { xxhash32: 1000 });
   assert.equal(plan.warmupJobs, 0);
-  assert.equal(parsePlan(base).schedule, 'sequential');
+  assert.equal(parsePlan(base, kernelNames()).schedule, 'sequential');
 });
 
 test('inputs is "fixed" or "varying", absent by default, and changes the plan hash when given', () => {
   fails({ ...base, inputs: 'random' }, 'plan.inputs must be "fixed" or "varying", got "random"');
-  assert.equal(parsePlan(base).inputs, undefined);
-  assert.equal(parsePlan({ ...base, inputs: 'varying' }).inputs, 'varying');
-  assert.notEqual(JSON.stringify(parsePlan({ ...base, inputs: 'varying' })), JSON.stringify(parsePlan(base)));
+  assert.equal(parsePlan(base, kernelNames()).inputs, undefined);
+  assert.equal(parsePlan({ ...base, inputs: 'varying' }, kernelNames()).inputs, 'varying');
+  assert.notEqual(JSON.stringify(parsePlan({ ...base, inputs: 'varying' }, kernelNames())), JSON.stringify(parsePlan(base, kernelNames())));
+});
+
+test('the kernel names a plan may use are the ones the caller passes, not a catalog the validator imports', () => {
+  const known = ['alpha', 'beta'];
+  const plan = parsePlan({ ...base, kernels: ['beta'], inputSizes: { beta: 64 } }, known);
+  assert.deepEqual(plan.kernels, ['beta']);
+  assert.deepEqual(planKernels(parsePlan({ ...base, kernels: 'all' }, known), known), ['alpha', 'beta']);
+  assert.throws(() => parsePlan(base, known), { code: 'PLAN_INVALID', message: 'plan.kernels[0] "xxhash32" is not a known kernel; known: alpha, beta' });
 });

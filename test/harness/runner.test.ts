@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { runPlan } from '../../agent/harness/runner.ts';
 import { validateEnvironment, validateSample } from '../../shared/record-validate.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
 import type { EnvironmentRecord, SampleRecord } from '../../shared/records.ts';
 
 const ARMS = ['native', 'workers-2-batched', 'workers-1-unbatched', 'taskpool-2-batched', 'taskpool-2-unbatched'];
 const KERNELS = ['xxhash32', 'sort-u32'];
 
 function plan(schedule: 'sequential' | 'interleaved') {
-  return parsePlan({ kernels: KERNELS, arms: ARMS, policies: ['pages', 'checkpoint'], rounds: 2, repeats: 2, jobs: 4, seed: 11, schedule, inputSizes: { 'sort-u32': 16384 } });
+  return parsePlan({ kernels: KERNELS, arms: ARMS, policies: ['pages', 'checkpoint'], rounds: 2, repeats: 2, jobs: 4, seed: 11, schedule, inputSizes: { 'sort-u32': 16384 } }, kernelNames());
 }
 
 function read(dir: string, policy: string): { env: EnvironmentRecord; samples: SampleRecord[] } {
@@ -90,7 +91,7 @@ test('a small plan gives kernels x arms x rounds samples per policy, all ok, and
 test('a broken reset fails every taskpool sample\'s final-state check and the run goes on', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bf-runner-fault-'));
   try {
-    const p = parsePlan({ kernels: ['xxhash32'], arms: ['taskpool-2-unbatched', 'workers-1-batched'], policies: ['whole'], rounds: 2, repeats: 2, jobs: 4, seed: 2, inputSizes: { xxhash32: 4096 } });
+    const p = parsePlan({ kernels: ['xxhash32'], arms: ['taskpool-2-unbatched', 'workers-1-batched'], policies: ['whole'], rounds: 2, repeats: 2, jobs: 4, seed: 2, inputSizes: { xxhash32: 4096 } }, kernelNames());
     const summary = await runPlan(p, { outDir: dir, resetFault: { skipPage: 0x400000 / 4096 } });
     assert.equal(summary.samples, 6);
     assert.equal(summary.failedSamples, 2);

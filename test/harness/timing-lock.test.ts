@@ -43,8 +43,11 @@ test('a second taker waits, says once who holds the lock, and takes it when the 
     const pid = holder.pid as number;
     writeFileSync(file, JSON.stringify(holderOf(pid, 'harness --plan other.json')));
     const told: LockWait[] = [];
-    const taking = acquireTimingLock({ what: 'me', file, pollMs: 20, env: {}, onWait: (w) => told.push(w) });
-    await new Promise((r) => setTimeout(r, 200));
+    let firstWait: () => void = () => undefined;
+    const waiting = new Promise<void>((resolve) => (firstWait = resolve));
+    const taking = acquireTimingLock({ what: 'me', file, pollMs: 20, env: {}, onWait: (w) => { told.push(w); firstWait(); } });
+    // The taker says who holds the lock on its first look; the holder is killed only after that.
+    await waiting;
     assert.equal(told.length, 1);
     assert.equal(told[0]?.holder?.pid, pid);
     assert.equal(told[0]?.state, 'held');

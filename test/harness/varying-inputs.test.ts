@@ -19,8 +19,8 @@ const JOBS = 4;
 
 test('varying inputs give job k input k, of the same size and kind, and job 1 the fixed input', () => {
   const base = { kernels: ['sha256', 'inflate'], arms: ['native'], policies: ['tracked'], rounds: 1, repeats: 1, jobs: JOBS, seed: 9 };
-  const fixed = prepareKernel('sha256', parsePlan(base));
-  const varying = prepareKernel('sha256', parsePlan({ ...base, inputs: 'varying' }));
+  const fixed = prepareKernel('sha256', parsePlan(base, kernelNames()));
+  const varying = prepareKernel('sha256', parsePlan({ ...base, inputs: 'varying' }, kernelNames()));
   assert.equal(fixed.inputs.length, 1);
   assert.equal(varying.inputs.length, JOBS);
   assert.deepEqual(varying.inputs[0], fixed.inputs[0]);
@@ -34,7 +34,7 @@ test('the Piscina arms give each job its own input when inputs vary, and check i
   const dir = mkdtempSync(join(tmpdir(), 'bf-varying-piscina-'));
   try {
     const arms = ['native', 'workers-2-batched', 'workers-2-unbatched'];
-    const plan = parsePlan({ kernels: ['sha256', 'inflate'], arms, policies: ['whole'], rounds: 1, repeats: 2, jobs: 5, seed: 6, warmupJobs: 1, inputs: 'varying' });
+    const plan = parsePlan({ kernels: ['sha256', 'inflate'], arms, policies: ['whole'], rounds: 1, repeats: 2, jobs: 5, seed: 6, warmupJobs: 1, inputs: 'varying' }, kernelNames());
     await runPlan(plan, { outDir: join(dir, 'out') });
     const samples = readFileSync(join(dir, 'out', 'whole.jsonl'), 'utf8').trimEnd().split('\n').slice(1).map((l) => JSON.parse(l) as SampleRecord);
     assert.equal(samples.length, 2 * arms.length);
@@ -49,7 +49,7 @@ test('under varying inputs tracked, checkpoint, whole and fresh pass every check
   try {
     const policies = ['tracked', 'checkpoint', 'whole', 'fresh', 'pages'];
     const arms = ['native', 'taskpool-2-unbatched'];
-    const plan = parsePlan({ kernels: 'all', arms, policies, rounds: 1, repeats: 1, jobs: JOBS, seed: 5, warmupJobs: 1, schedule: 'interleaved', inputs: 'varying' });
+    const plan = parsePlan({ kernels: 'all', arms, policies, rounds: 1, repeats: 1, jobs: JOBS, seed: 5, warmupJobs: 1, schedule: 'interleaved', inputs: 'varying' }, kernelNames());
     const summary = await runPlan(plan, { outDir: join(dir, 'out') });
     const kernels = kernelNames().length;
     assert.equal(summary.samples, kernels * arms.length * policies.length);

@@ -2,11 +2,11 @@
 // notices a file that does not exist yet, on any file system, tmpfs included), and failing
 // loudly with what was awaited and what the file held when the time ran out.
 import { readFile, unwatchFile, watchFile } from 'node:fs';
+import { splitJsonl } from '../../shared/jsonl-file.ts';
 
 /** Complete lines of a file's text (a torn last line is not counted). */
 export function completeLines(text: string): string[] {
-  const end = text.lastIndexOf('\n');
-  return end < 0 ? [] : text.slice(0, end).split('\n');
+  return splitJsonl(text).lines;
 }
 
 /**

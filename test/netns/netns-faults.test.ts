@@ -13,6 +13,7 @@ import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { waitForLines } from '../helpers/file-waits.ts';
 import { waitForRunReport } from '../fleet/fleet-helpers.ts';
+import { fleetPlan } from '../helpers/test-plans.ts';
 import { netnsUnavailable } from './netns-network.ts';
 import {
   assertExactlyOnce,
@@ -24,24 +25,13 @@ import {
   plannedLines,
   startRun,
   type NetnsFleet,
-  type NetnsPlan,
 } from './netns-fleet.ts';
 
 const unavailable = await netnsUnavailable();
 const skip = unavailable ? `network namespaces unavailable: ${unavailable}` : false;
 
 /** Short enough for CI, long enough that a fault seen after the first lines is well inside the run. */
-const PLAN: NetnsPlan = {
-  name: 'netns faults',
-  kernels: ['xxhash32', 'sha256', 'crc32'],
-  arms: ['native', 'workers-1-batched', 'taskpool-1-batched'],
-  policies: ['whole', 'pages'],
-  rounds: 3,
-  repeats: 2,
-  jobs: 4,
-  seed: 7,
-  schedule: 'sequential',
-};
+const PLAN = fleetPlan('netns faults', { kernels: ['xxhash32', 'sha256', 'crc32'], rounds: 3, seed: 7 });
 const POLICIES: readonly Policy[] = PLAN.policies;
 const PER_MACHINE = plannedLines(PLAN) * PLAN.policies.length;
 const OUTAGE_MS = 30_000;

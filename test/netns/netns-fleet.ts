@@ -15,23 +15,12 @@ import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { completeLines } from '../helpers/file-waits.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
+import { plannedSamples, type TestPlan } from '../helpers/test-plans.ts';
 import { createNetwork, NAME_PREFIX, removeLeftovers, sh, type Network } from './netns-network.ts';
 
 export const COORDINATOR_PORT = 7420;
 /** The coordinator's data tmpfs: small, so that filling it is quick, and far larger than a test run. */
 const DATA_TMPFS_SIZE = '8m';
-
-export interface NetnsPlan {
-  name: string;
-  kernels: string[];
-  arms: string[];
-  policies: Policy[];
-  rounds: number;
-  repeats: number;
-  jobs: number;
-  seed: number;
-  schedule: 'sequential' | 'interleaved';
-}
 
 export interface NetnsFleet {
   network: Network;
@@ -134,7 +123,7 @@ export async function createNetnsFleet(agentNames: readonly string[]): Promise<N
   return fleet;
 }
 
-export async function startRun(fleet: NetnsFleet, plan: NetnsPlan, machines: string[]): Promise<{ runId: string; planSha256: string }> {
+export async function startRun(fleet: NetnsFleet, plan: TestPlan, machines: string[]): Promise<{ runId: string; planSha256: string }> {
   const socket = await fleet.control();
   try {
     const planText = `${JSON.stringify(plan, null, 2)}\n`;
@@ -152,8 +141,8 @@ export async function deliveredLines(fleet: NetnsFleet, runId: string, machines:
 }
 
 /** Lines per policy file of a complete run: the environment row and one sample per (kernel, arm, round). */
-export function plannedLines(plan: NetnsPlan): number {
-  return 1 + plan.kernels.length * plan.arms.length * plan.rounds;
+export function plannedLines(plan: TestPlan): number {
+  return 1 + plannedSamples(plan);
 }
 
 /**
@@ -164,7 +153,7 @@ export function plannedLines(plan: NetnsPlan): number {
  * interrupted round whole and keeps every line delivered before: the spool byte for byte, every
  * (kernel, arm, round) at least once, sample seqs increasing.
  */
-export async function assertExactlyOnce(fleet: NetnsFleet, runId: string, machine: string, plan: NetnsPlan, expect: 'complete' | 'prefix' | 'resumed'): Promise<number> {
+export async function assertExactlyOnce(fleet: NetnsFleet, runId: string, machine: string, plan: TestPlan, expect: 'complete' | 'prefix' | 'resumed'): Promise<number> {
   let total = 0;
   for (const policy of plan.policies) {
     const where = `${machine}/${policy}.jsonl of run ${runId}`;

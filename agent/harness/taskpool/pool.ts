@@ -25,7 +25,7 @@ import type { Policy } from '../../../shared/policies.ts';
 import { exposeCollector } from '../collect.ts';
 import type { ResetFault } from '../reset-policies.ts';
 import type { KernelSnapshot } from '../snapshot.ts';
-import { workerScript } from '../worker-script.ts';
+import { workerScript } from '../../../shared/worker-script.ts';
 import { isWorkerToPool, type LoadMessage, type UnloadedMessage, type WorkerSetup, type WorkerToPool } from './protocol.ts';
 import {
   COMMAND_RUN,

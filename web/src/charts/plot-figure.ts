@@ -3,11 +3,8 @@
 // console error) the moment the SVG joined the page. Plot builds the SVG detached, so the
 // element is taken out before that, and its rules (display, sizing, white-space) are in
 // dashboard.css under Plot's class name.
-import type * as Plot from '@observablehq/plot';
 
 export function cspSafe<T extends Element>(figure: T): T {
   for (const style of figure.querySelectorAll('style')) style.remove();
   return figure;
 }
-
-export type PlotFigure = ReturnType<typeof Plot.plot>;

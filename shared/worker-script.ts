@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
-import { childExecArgv, typeScriptExecArgv } from '../../shared/ts-runtime.ts';
+import { childExecArgv, typeScriptExecArgv } from './ts-runtime.ts';
 
 export interface WorkerScript {
   filename: string;

@@ -1,0 +1,13 @@
+// What every report exporter is (one per output format, as hyperfine's exporters are): a
+// module of its own so that the exporters and report-render.ts, which picks one by name, do not
+// import each other.
+import type { Report } from './report-types.ts';
+
+export interface RenderOptions {
+  /** Show each cell's interval in the text and markdown tables (CSV and JSON always carry them). */
+  intervals?: boolean;
+}
+
+export interface ReportExporter {
+  render(report: Report, options: RenderOptions): string;
+}

@@ -1,0 +1,27 @@
+// What the commands that follow a run share (`follow`, `run --follow`): the --reconnect-for
+// option and how a followed run's end is printed for people.
+import type { Argv } from 'yargs';
+import { BenchfleetError } from '../shared/errors.ts';
+import { DEFAULT_RECONNECT_MS, type FollowResult } from './follow.ts';
+import { printLine } from './output.ts';
+
+export interface ReconnectArgs { 'reconnect-for': number }
+
+/** The option of every command that follows a run. */
+export function reconnectOption<T>(y: Argv<T>): Argv<T & ReconnectArgs> {
+  return y.option('reconnect-for', { type: 'number', default: DEFAULT_RECONNECT_MS / 1000, describe: 'After a lost connection, keep trying to reconnect this many seconds' });
+}
+
+export function reconnectMs(args: ReconnectArgs): number {
+  const seconds = args['reconnect-for'];
+  if (!(seconds >= 0)) throw new BenchfleetError('USAGE', `--reconnect-for must be a number of seconds >= 0, got ${seconds}`);
+  return seconds * 1000;
+}
+
+/** The end of a followed run for people: the report, then the run's state and where its files are. */
+export function printFollowed(runId: string, result: FollowResult): void {
+  printLine();
+  printLine(result.markdown.trimEnd());
+  printLine();
+  printLine(`run ${runId}: ${result.run.state}; files on the coordinator in ${result.dir}`);
+}

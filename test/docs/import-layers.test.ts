@@ -1,0 +1,95 @@
+// The floors of the code, kept true by reading every import of every source file (the same
+// reader as the harness source hash): shared/ is the contract and imports nothing above it;
+// kernels/ builds on shared/ only; agent/ and analysis/ build on those and not on each other;
+// coordinator/ on those; web/ (the dashboard's pages and the HTML report) on those; cli/ on
+// everything, its commands never on each other. No module reaches itself through its imports.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { importGraph } from '../../agent/harness/import-graph.ts';
+import { REPOSITORY_ROOT } from '../../agent/harness/source-hash.ts';
+
+/** Each floor and the floors below it that it may import (its own always). */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  shared: [],
+  kernels: ['shared'],
+  agent: ['kernels', 'shared'],
+  analysis: ['kernels', 'shared'],
+  coordinator: ['analysis', 'kernels', 'shared'],
+  web: ['coordinator', 'analysis', 'kernels', 'shared'],
+  cli: ['web', 'coordinator', 'agent', 'analysis', 'kernels', 'shared', 'deploy'],
+  bin: ['cli'],
+};
+/** Not TypeScript of this program: AssemblyScript kernel sources (compiled by asc), built output, tests. */
+const NOT_SOURCE = new Set(['node_modules', '.git', 'test', 'types', 'dist', 'corpus', 'assembly']);
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return NOT_SOURCE.has(entry.name) ? [] : sources(path);
+    return /\.(ts|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [relative(REPOSITORY_ROOT, path).split(sep).join('/')] : [];
+  });
+}
+
+const files = sources(REPOSITORY_ROOT).filter((f) => f.includes('/'));
+const graph = importGraph(REPOSITORY_ROOT, files);
+const floor = (file: string): string => file.split('/')[0] as string;
+
+test('every import goes to its own floor or one below it, and no command imports another command', () => {
+  assert.ok(graph.size > 200, `read ${graph.size} modules`);
+  const wrong: string[] = [];
+  for (const [file, imports] of graph) {
+    const allowed = MAY_IMPORT[floor(file)];
+    assert.ok(allowed, `${file} is on no known floor`);
+    for (const target of imports) {
+      if (floor(target) !== floor(file) && !allowed.includes(floor(target))) wrong.push(`${file} -> ${target}`);
+      if (file.startsWith('cli/commands/') && target.startsWith('cli/commands/')) wrong.push(`${file} -> ${target} (a command imports a command)`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('no module imports itself through others: the import graph has no circle', () => {
+  // Tarjan's strongly connected components; a component of more than one module is a circle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop() as string;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) circles.push(component.sort());
+    }
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  assert.deepEqual(circles, []);
+});
+
+test('every module is imported by another, or is an entry point', () => {
+  // shared/background.ts landed before the code that uses it (issue 18's background promises,
+  // in progress); drop it from this list once run-dispatch, agent or server imports it.
+  const entries = new Set(['bin/benchfleet.js', 'kernels/build/asc-batch.mjs', 'web/src/dashboard-main.ts', 'web/src/report-main.ts', 'shared/background.ts']);
+  const imported = new Set([...graph.values()].flat());
+  const unused = [...graph.keys()].filter((f) => !imported.has(f) && !entries.has(f)).sort();
+  assert.deepEqual(unused, []);
+});

@@ -82,12 +82,12 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
   const columns = 'machine, policy, arm, kernel, run_key, speedup, speedup_lo, speedup_hi, rounds, failed';
   const minKey = Math.min(...keys);
   const maxKey = Math.max(...keys);
-  // With a machine the rows are one range of the series-first key; without one, the runs' own
-  // index finds them (a plan's runs are a small share of the index).
+  // With a machine the rows are ranges of the series index; without one, the table's run-first
+  // key finds them (a plan's runs are a small share of the index).
   const sql =
     filter.machine !== undefined
-      ? `SELECT ${columns} FROM cells WHERE ${conditions.join(' AND ')} AND run_key BETWEEN ${minKey} AND ${maxKey}`
-      : `SELECT ${columns} FROM cells INDEXED BY cells_by_run WHERE run_key IN (${[...keys].join(',')})${conditions.length > 0 ? ` AND ${conditions.join(' AND ')}` : ''}`;
+      ? `SELECT ${columns} FROM cells INDEXED BY cells_by_series WHERE ${conditions.join(' AND ')} AND run_key BETWEEN ${minKey} AND ${maxKey}`
+      : `SELECT ${columns} FROM cells WHERE run_key IN (${[...keys].join(',')})${conditions.length > 0 ? ` AND ${conditions.join(' AND ')}` : ''}`;
   const cells = db.prepare<string[], IndexCellRow>(sql).all(...params).filter((c) => keys.has(c.run_key));
   const machines = db
     .prepare<[], IndexMachineRow>(`SELECT * FROM run_machines WHERE run_key IN (${[...keys].join(',')})`)

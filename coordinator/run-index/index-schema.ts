@@ -8,8 +8,9 @@ export const INDEX_FILE = 'index.sqlite';
 export const INDEX_SCHEMA_VERSION = 1;
 
 /**
- * cells is keyed series first (machine, policy, arm, kernel, then run), so one series is a
- * contiguous range of the table: `history` reads its rows without touching any other series.
+ * run_machines and cells refer to runs by run_key; the index deletes a run's rows itself (no
+ * foreign-key checks on millions of inserts). cells is keyed run first, so a run's cells are
+ * appended together and a run is removed as one range; cells_by_series serves `history`.
  */
 export const INDEX_DDL = `
 CREATE TABLE runs (
@@ -24,7 +25,7 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_plan ON runs (plan_sha256, created_at);
 CREATE INDEX runs_by_name ON runs (plan_name, created_at);
 CREATE TABLE run_machines (
-  run_key INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
+  run_key INTEGER NOT NULL,
   machine TEXT NOT NULL,
   started_at TEXT NOT NULL,
   node TEXT NOT NULL,
@@ -49,7 +50,7 @@ CREATE TABLE cells (
   policy TEXT NOT NULL,
   arm TEXT NOT NULL,
   kernel TEXT NOT NULL,
-  run_key INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
+  run_key INTEGER NOT NULL,
   speedup REAL NOT NULL,
   speedup_lo REAL NOT NULL,
   speedup_hi REAL NOT NULL,
@@ -58,10 +59,17 @@ CREATE TABLE cells (
   cpu_hi REAL,
   rounds INTEGER NOT NULL,
   failed INTEGER NOT NULL,
-  PRIMARY KEY (machine, policy, arm, kernel, run_key)
+  PRIMARY KEY (run_key, machine, policy, arm, kernel)
 ) WITHOUT ROWID;
-CREATE INDEX cells_by_run ON cells (run_key);
 `;
+
+/**
+ * The series index: one cell's runs next to each other, with the columns `history` reads, so a
+ * series is one range of it and the table itself is not visited. Made after the tables, and
+ * made again at the end of a rebuild: one index built over millions of sorted rows is far
+ * cheaper than keeping it up to date row by row.
+ */
+export const CELLS_BY_SERIES_DDL = 'CREATE INDEX cells_by_series ON cells (machine, policy, arm, kernel, run_key, speedup, speedup_lo, speedup_hi, rounds, failed);';
 
 export interface RunRow {
   runId: string;

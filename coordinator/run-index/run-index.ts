@@ -12,12 +12,16 @@ import { join } from 'node:path';
 import { MANIFEST_FILE } from '../../analysis/raw/manifest.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
-import { INDEX_DDL, INDEX_FILE, INDEX_SCHEMA_VERSION, type IndexedRun } from './index-schema.ts';
+import { CELLS_BY_SERIES_DDL, INDEX_DDL, INDEX_FILE, INDEX_SCHEMA_VERSION, type CellRow, type IndexedRun } from './index-schema.ts';
 import { readFolderRows, sha256Hex } from './run-folder-rows.ts';
 
 const defaultLog = createLogger('coordinator:run-index');
 /** How long a write waits for another process's write (a `reindex` beside the coordinator) before it fails. */
 const BUSY_TIMEOUT_MS = 5000;
+/** Cells per INSERT statement: one statement of many rows costs far less than as many statements. */
+const CELL_BATCH = 64;
+const CELL_COLUMNS = '(machine, policy, arm, kernel, run_key, speedup, speedup_lo, speedup_hi, cpu_ratio, cpu_lo, cpu_hi, rounds, failed)';
+const cellInsert = (rows: number): string => `INSERT INTO cells ${CELL_COLUMNS} VALUES ${new Array<string>(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
 
 export interface RebuildResult {
   indexed: number;
@@ -58,12 +62,15 @@ export class RunIndex {
     this.log = log;
     this.statements = {
       runKey: db.prepare<[string], { run_key: number }>('SELECT run_key FROM runs WHERE run_id = ?'),
-      deleteRun: db.prepare<[string]>('DELETE FROM runs WHERE run_id = ?'),
+      deleteRun: db.prepare<[number]>('DELETE FROM runs WHERE run_key = ?'),
+      deleteMachines: db.prepare<[number]>('DELETE FROM run_machines WHERE run_key = ?'),
+      deleteCells: db.prepare<[number]>('DELETE FROM cells WHERE run_key = ?'),
       insertRun: db.prepare('INSERT INTO runs (run_id, plan_name, plan_sha256, state, created_at, manifest_sha256) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMachine: db.prepare(
         'INSERT INTO run_machines (run_key, machine, started_at, node, v8, os, cpu_model, cpu_count, governor, affinity, niceness, heap_cap_mb, harness_sha256, corpus_sha256, inputs_sha256, load1, load5, load15) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
-      insertCell: db.prepare('INSERT INTO cells (machine, policy, arm, kernel, run_key, speedup, speedup_lo, speedup_hi, cpu_ratio, cpu_lo, cpu_hi, rounds, failed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+      insertCell: db.prepare(cellInsert(1)),
+      insertCells: db.prepare(cellInsert(CELL_BATCH)),
       manifests: db.prepare<[], { run_id: string; manifest_sha256: string }>('SELECT run_id, manifest_sha256 FROM runs'),
     };
   }
@@ -97,12 +104,12 @@ export class RunIndex {
       db.pragma('journal_mode = WAL');
     }
     db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
     if (reason !== null) {
       db.exec('BEGIN IMMEDIATE');
       try {
         for (const { name } of db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all()) db.exec(`DROP TABLE "${name}"`);
         db.exec(INDEX_DDL);
+        db.exec(CELLS_BY_SERIES_DDL);
         db.pragma(`user_version = ${INDEX_SCHEMA_VERSION}`);
         db.exec('COMMIT');
       } catch (error) {
@@ -136,16 +143,28 @@ export class RunIndex {
     );
   }
 
+  /** Removes a run's rows; called inside a transaction. */
+  private remove(runId: string): void {
+    const key = this.statements.runKey.get(runId)?.run_key;
+    if (key === undefined) return;
+    this.statements.deleteCells.run(key);
+    this.statements.deleteMachines.run(key);
+    this.statements.deleteRun.run(key);
+  }
+
   /** Replaces the run's rows; called inside a transaction. */
   private put(rows: IndexedRun): void {
     const s = this.statements;
     const r = rows.run;
-    s.deleteRun.run(r.runId);
+    this.remove(r.runId);
     const runKey = Number(s.insertRun.run(r.runId, r.planName, r.planSha256, r.state, r.createdAt, r.manifestSha256).lastInsertRowid);
     for (const m of rows.machines) {
       s.insertMachine.run(runKey, m.machine, m.startedAt, m.node, m.v8, m.os, m.cpuModel, m.cpuCount, m.governor, m.affinity, m.niceness, m.heapCapMb, m.harnessSha256, m.corpusSha256, m.inputsSha256, m.load[0], m.load[1], m.load[2]);
     }
-    for (const c of rows.cells) s.insertCell.run(c.machine, c.policy, c.arm, c.kernel, runKey, c.speedup, c.speedupLo, c.speedupHi, c.cpuRatio, c.cpuLo, c.cpuHi, c.rounds, c.failed);
+    const values = (c: CellRow): (string | number | null)[] => [c.machine, c.policy, c.arm, c.kernel, runKey, c.speedup, c.speedupLo, c.speedupHi, c.cpuRatio, c.cpuLo, c.cpuHi, c.rounds, c.failed];
+    const whole = rows.cells.length - (rows.cells.length % CELL_BATCH);
+    for (let i = 0; i < whole; i += CELL_BATCH) s.insertCells.run(rows.cells.slice(i, i + CELL_BATCH).flatMap(values));
+    for (const c of rows.cells.slice(whole)) s.insertCell.run(values(c));
   }
 
   /**
@@ -157,7 +176,7 @@ export class RunIndex {
     const folder = await readFolderRows(join(this.dataDir, 'runs', runId), runId, true);
     if (!folder.ok) {
       if (folder.warn) this.log.warn(`run index: run ${runId} left out: ${folder.reason}`);
-      this.db.transaction(() => this.statements.deleteRun.run(runId))();
+      this.db.transaction(() => this.remove(runId))();
       return false;
     }
     this.db.transaction(() => this.put(folder.rows))();
@@ -172,7 +191,10 @@ export class RunIndex {
     const result: RebuildResult = { indexed: 0, skipped: [] };
     this.db.exec('BEGIN IMMEDIATE');
     try {
-      this.db.exec('DELETE FROM cells; DELETE FROM run_machines; DELETE FROM runs;');
+      // Dropping the tables frees their pages at once, where DELETE would visit millions of rows;
+      // readers keep seeing the old index until COMMIT.
+      this.db.exec('DROP TABLE cells; DROP TABLE run_machines; DROP TABLE runs;');
+      this.db.exec(INDEX_DDL);
       for (const runId of await this.runIds()) {
         const folder = await readFolderRows(join(this.dataDir, 'runs', runId), runId, true);
         if (folder.ok) {
@@ -184,6 +206,7 @@ export class RunIndex {
         }
         onRun?.(runId);
       }
+      this.db.exec(CELLS_BY_SERIES_DDL);
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
@@ -209,7 +232,7 @@ export class RunIndex {
     }
     const present = new Set(folders);
     const removed = [...known.keys()].filter((runId) => !present.has(runId));
-    if (removed.length > 0) this.db.transaction(() => removed.forEach((runId) => this.statements.deleteRun.run(runId)))();
+    if (removed.length > 0) this.db.transaction(() => removed.forEach((runId) => this.remove(runId)))();
     return { indexed, removed };
   }
 

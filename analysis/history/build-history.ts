@@ -69,7 +69,7 @@ export function buildHistory(input: HistoryInput, settings: DetectionSettings): 
   for (const s of series) s.points.sort((a, b) => a.run - b.run);
   const detected = detectChanges(series.map((s) => s.points), runs.length, settings);
   series.forEach((s, i) => {
-    s.changes = (detected[i] ?? []).map((d) => ({ at: d.at, detectedAt: d.detectedAt, ratio: d.ratio, lo: d.lo, hi: d.hi, p: d.p, q: d.q, before: d.before, after: d.after, environment: changesByMachine[s.machine]?.[d.at] ?? [] }));
+    s.changes = (detected[i] ?? []).map(({ cell: _cell, ...d }) => ({ ...d, environment: changesByMachine[s.machine]?.[d.at] ?? [] }));
   });
   return { plan: input.plan, runs, environments, environmentChanges: changesByMachine, series, settings, firstShown: input.firstShown };
 }

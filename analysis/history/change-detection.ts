@@ -11,22 +11,14 @@
 import { benjaminiHochberg } from '../statistics/benjamini-hochberg.ts';
 import { studentTCdf, studentTQuantile } from '../statistics/distributions.ts';
 import { fitVariancePrior, moderate } from '../statistics/moderated-variance.ts';
-import type { DetectionSettings, HistoryPoint } from './history-types.ts';
+import type { DetectedChange, DetectionSettings, HistoryPoint } from './history-types.ts';
 
 /** Standard errors are read from 95% intervals: half-width over this. */
 const Z95 = 1.959963984540054;
 
-export interface DetectedChange {
+/** A detected change and the cell (its index in the family) it is in. */
+export interface CellChange extends DetectedChange {
   cell: number;
-  at: number;
-  detectedAt: number;
-  ratio: number;
-  lo: number;
-  hi: number;
-  p: number;
-  q: number;
-  before: number;
-  after: number;
 }
 
 /** One cell's observed runs, with prefix sums for O(1) window statistics. */
@@ -107,9 +99,9 @@ function locate(t: Track, end: number, settings: DetectionSettings): number {
  * `cells[i]` are cell i's points in run order (a cell may miss runs). Returns, per cell, the
  * changes flagged, oldest first.
  */
-export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCount: number, settings: DetectionSettings): DetectedChange[][] {
+export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCount: number, settings: DetectionSettings): CellChange[][] {
   const tracks = cells.map(track);
-  const found: DetectedChange[][] = cells.map(() => []);
+  const found: CellChange[][] = cells.map(() => []);
   const worse = settings.direction === 'lower-is-worse' ? -1 : 1;
   // Quantiles are asked for flagged cells only: the moderated df are not whole numbers, so no cache helps.
   const tq = (df: number): number => studentTQuantile(1 - (1 - settings.confidence) / 2, Math.min(df, 1e4));

@@ -17,16 +17,21 @@ export interface HistoryRun {
 export interface HistoryEnvironment {
   node: string;
   v8: string;
+  /** `platform release arch`. */
   os: string;
   cpuModel: string;
   cpuCount: number;
   governor: string | null;
+  /** The CPU list as JSON, or null when not pinned. */
   affinity: string | null;
   niceness: number;
   heapCapMb: number | null;
   harnessSha256: string;
+  /** SHA256 over the corpus (and tracked twins') module hashes, sorted by name. */
   corpusSha256: string;
+  /** SHA256 over the inputs' hashes, sorted by name. */
   inputsSha256: string;
+  /** 1, 5 and 15 minute load averages at the start. */
   load: [number, number, number];
 }
 
@@ -51,8 +56,8 @@ export interface HistoryPoint {
   failed: number;
 }
 
-/** A change the detection rule flagged in one cell. */
-export interface FlaggedChange {
+/** A change the detection rule flagged in one cell, as the rule finds it. */
+export interface DetectedChange {
   /** Index into `runs` of the first run after the change (where the new level starts). */
   at: number;
   /** Index into `runs` of the run whose result made the change significant (at, or up to two runs later). */
@@ -68,6 +73,10 @@ export interface FlaggedChange {
   /** Runs before the change the old level was taken from, and runs after it. */
   before: number;
   after: number;
+}
+
+/** A flagged change as `history` reports it: with what changed in the environment there. */
+export interface FlaggedChange extends DetectedChange {
   /** Environment fields of the cell's machine that changed at `at` (empty when none did). */
   environment: EnvironmentChange[];
 }

@@ -3,6 +3,8 @@
 // migration: an index of another version is dropped and rebuilt from the folders.
 // `PRAGMA user_version` holds the version.
 
+import type { HistoryEnvironment } from '../../analysis/history/history-types.ts';
+
 export const INDEX_FILE = 'index.sqlite';
 /** Raise with every change to the tables below; an index of another version is rebuilt. */
 export const INDEX_SCHEMA_VERSION = 1;
@@ -80,27 +82,10 @@ export interface RunRow {
   manifestSha256: string;
 }
 
-/** One machine's environment in a run: its earliest policy file's environment row. */
-export interface MachineRow {
+/** One machine's environment in a run: its earliest policy file's environment row (the fields `history` compares, docs/records.md). */
+export interface MachineRow extends HistoryEnvironment {
   machine: string;
   startedAt: string;
-  node: string;
-  v8: string;
-  /** `platform release arch`. */
-  os: string;
-  cpuModel: string;
-  cpuCount: number;
-  governor: string | null;
-  /** The CPU list as JSON, or null when not pinned. */
-  affinity: string | null;
-  niceness: number;
-  heapCapMb: number | null;
-  harnessSha256: string;
-  /** SHA256 over the corpus (and tracked twins') module hashes, sorted by name. */
-  corpusSha256: string;
-  /** SHA256 over the inputs' hashes, sorted by name. */
-  inputsSha256: string;
-  load: [number, number, number];
 }
 
 export interface CellRow {

@@ -39,7 +39,7 @@ export async function historyApi(source: DashboardSource, path: string, url: URL
     const latest = db.prepare<[string], { run_key: number }>('SELECT run_key FROM runs WHERE plan_sha256 = ? ORDER BY created_at DESC LIMIT 1');
     const plans = listPlans(index).map((p) => {
       const key = latest.get(p.planSha256)?.run_key ?? -1;
-      const of = (column: string): string[] => distinct(db.prepare<[number], { v: string }>(`SELECT DISTINCT ${column} AS v FROM cells WHERE run_key = ? ORDER BY v`).all(key));
+      const of = (column: string): string[] => distinct(db.prepare<[number], { v: string }>(`SELECT DISTINCT s.${column} AS v FROM cells c JOIN series s USING (series_key) WHERE c.run_key = ? ORDER BY v`).all(key));
       return { ...p, machines: of('machine'), policies: of('policy'), arms: of('arm').filter((a) => a !== NATIVE_ARM) };
     });
     return { status: 200, body: { plans } satisfies HistoryPlansView };

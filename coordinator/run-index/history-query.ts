@@ -79,18 +79,27 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
     conditions.push(`${column} = ?`);
     params.push(value);
   }
-  const columns = 'machine, policy, arm, kernel, run_key, speedup, speedup_lo, speedup_hi, rounds, failed';
-  const minKey = Math.min(...keys);
-  const maxKey = Math.max(...keys);
-  // With a machine the rows are ranges of the series index; without one, the table's run-first
-  // key finds them (a plan's runs are a small share of the index).
+  const series = new Map(
+    db
+      .prepare<string[], { series_key: number; machine: string; policy: string; arm: string; kernel: string }>(`SELECT series_key, machine, policy, arm, kernel FROM series${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`)
+      .all(...params)
+      .map((r) => [r.series_key, r]),
+  );
+  const columns = 'series_key, run_key, speedup, speedup_lo, speedup_hi, rounds, failed';
+  const runKeys = [...keys].join(',');
+  // A few series are ranges of the series index; every series (no filter) is the runs' ranges of the table.
   const sql =
-    filter.machine !== undefined
-      ? `SELECT ${columns} FROM cells INDEXED BY cells_by_series WHERE ${conditions.join(' AND ')} AND run_key BETWEEN ${minKey} AND ${maxKey}`
-      : `SELECT ${columns} FROM cells WHERE run_key IN (${[...keys].join(',')})${conditions.length > 0 ? ` AND ${conditions.join(' AND ')}` : ''}`;
-  const cells = db.prepare<string[], IndexCellRow>(sql).all(...params).filter((c) => keys.has(c.run_key));
+    conditions.length > 0
+      ? `SELECT ${columns} FROM cells INDEXED BY cells_by_series WHERE series_key IN (${[...series.keys()].join(',')}) AND run_key BETWEEN ${Math.min(...keys)} AND ${Math.max(...keys)}`
+      : `SELECT ${columns} FROM cells WHERE run_key IN (${runKeys})`;
+  const cells: IndexCellRow[] = [];
+  for (const c of db.prepare<[], Omit<IndexCellRow, 'machine' | 'policy' | 'arm' | 'kernel'> & { series_key: number }>(sql).all()) {
+    const s = series.get(c.series_key);
+    if (s === undefined || !keys.has(c.run_key)) continue;
+    cells.push({ machine: s.machine, policy: s.policy, arm: s.arm, kernel: s.kernel, run_key: c.run_key, speedup: c.speedup, speedup_lo: c.speedup_lo, speedup_hi: c.speedup_hi, rounds: c.rounds, failed: c.failed });
+  }
   const machines = db
-    .prepare<[], IndexMachineRow>(`SELECT * FROM run_machines WHERE run_key IN (${[...keys].join(',')})`)
+    .prepare<[], IndexMachineRow>(`SELECT * FROM run_machines WHERE run_key IN (${runKeys})`)
     .all()
     .filter((m) => filter.machine === undefined || m.machine === filter.machine);
   return { plan: filter.plan, runs, firstShown: shownFrom - start, machines, cells };

@@ -10,9 +10,11 @@ export const INDEX_FILE = 'index.sqlite';
 export const INDEX_SCHEMA_VERSION = 1;
 
 /**
- * run_machines and cells refer to runs by run_key; the index deletes a run's rows itself (no
- * foreign-key checks on millions of inserts). cells is keyed run first, so a run's cells are
- * appended together and a run is removed as one range; cells_by_series serves `history`.
+ * run_machines and cells refer to runs by run_key, and cells to its (machine, policy, arm,
+ * kernel) by series_key: a cell row is ten numbers, which is what makes millions of them quick
+ * to write. The index deletes a run's rows itself (no foreign-key checks on millions of
+ * inserts). cells is keyed run first, so a run's cells are appended together and a run is
+ * removed as one range; cells_by_series serves `history`.
  */
 export const INDEX_DDL = `
 CREATE TABLE runs (
@@ -47,12 +49,17 @@ CREATE TABLE run_machines (
   load15 REAL NOT NULL,
   PRIMARY KEY (run_key, machine)
 ) WITHOUT ROWID;
-CREATE TABLE cells (
+CREATE TABLE series (
+  series_key INTEGER PRIMARY KEY,
   machine TEXT NOT NULL,
   policy TEXT NOT NULL,
   arm TEXT NOT NULL,
   kernel TEXT NOT NULL,
+  UNIQUE (machine, policy, arm, kernel)
+);
+CREATE TABLE cells (
   run_key INTEGER NOT NULL,
+  series_key INTEGER NOT NULL,
   speedup REAL NOT NULL,
   speedup_lo REAL NOT NULL,
   speedup_hi REAL NOT NULL,
@@ -61,7 +68,7 @@ CREATE TABLE cells (
   cpu_hi REAL,
   rounds INTEGER NOT NULL,
   failed INTEGER NOT NULL,
-  PRIMARY KEY (run_key, machine, policy, arm, kernel)
+  PRIMARY KEY (run_key, series_key)
 ) WITHOUT ROWID;
 `;
 
@@ -71,7 +78,7 @@ CREATE TABLE cells (
  * made again at the end of a rebuild: one index built over millions of sorted rows is far
  * cheaper than keeping it up to date row by row.
  */
-export const CELLS_BY_SERIES_DDL = 'CREATE INDEX cells_by_series ON cells (machine, policy, arm, kernel, run_key, speedup, speedup_lo, speedup_hi, rounds, failed);';
+export const CELLS_BY_SERIES_DDL = 'CREATE INDEX cells_by_series ON cells (series_key, run_key, speedup, speedup_lo, speedup_hi, rounds, failed);';
 
 export interface RunRow {
   runId: string;

@@ -20,8 +20,8 @@ const defaultLog = createLogger('coordinator:run-index');
 const BUSY_TIMEOUT_MS = 5000;
 /** Cells per INSERT statement: one statement of many rows costs far less than as many statements. */
 const CELL_BATCH = 64;
-const CELL_COLUMNS = '(machine, policy, arm, kernel, run_key, speedup, speedup_lo, speedup_hi, cpu_ratio, cpu_lo, cpu_hi, rounds, failed)';
-const cellInsert = (rows: number): string => `INSERT INTO cells ${CELL_COLUMNS} VALUES ${new Array<string>(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+const CELL_COLUMNS = '(run_key, series_key, speedup, speedup_lo, speedup_hi, cpu_ratio, cpu_lo, cpu_hi, rounds, failed)';
+const cellInsert = (rows: number): string => `INSERT INTO cells ${CELL_COLUMNS} VALUES ${new Array<string>(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
 
 export interface RebuildResult {
   indexed: number;
@@ -52,6 +52,8 @@ export class RunIndex {
   private readonly db: Db;
   private readonly log: Logger;
   private readonly statements;
+  /** series_key by `machine NUL policy NUL arm NUL kernel`, as far as read or written; cleared when a transaction that may have added to it fails. */
+  private seriesKeys: Map<string, number> | null = null;
   /** What the rebuild on open found, when open rebuilt the index (missing, damaged, another schema); else null. */
   rebuiltOnOpen: RebuildResult | null = null;
 
@@ -71,6 +73,8 @@ export class RunIndex {
       ),
       insertCell: db.prepare(cellInsert(1)),
       insertCells: db.prepare(cellInsert(CELL_BATCH)),
+      allSeries: db.prepare<[], { series_key: number; machine: string; policy: string; arm: string; kernel: string }>('SELECT series_key, machine, policy, arm, kernel FROM series'),
+      insertSeries: db.prepare('INSERT INTO series (machine, policy, arm, kernel) VALUES (?, ?, ?, ?)'),
       manifests: db.prepare<[], { run_id: string; manifest_sha256: string }>('SELECT run_id, manifest_sha256 FROM runs'),
     };
   }
@@ -161,7 +165,17 @@ export class RunIndex {
     for (const m of rows.machines) {
       s.insertMachine.run(runKey, m.machine, m.startedAt, m.node, m.v8, m.os, m.cpuModel, m.cpuCount, m.governor, m.affinity, m.niceness, m.heapCapMb, m.harnessSha256, m.corpusSha256, m.inputsSha256, m.load[0], m.load[1], m.load[2]);
     }
-    const values = (c: CellRow): (string | number | null)[] => [c.machine, c.policy, c.arm, c.kernel, runKey, c.speedup, c.speedupLo, c.speedupHi, c.cpuRatio, c.cpuLo, c.cpuHi, c.rounds, c.failed];
+    const keys = (this.seriesKeys ??= new Map(s.allSeries.all().map((r) => [`${r.machine}\0${r.policy}\0${r.arm}\0${r.kernel}`, r.series_key])));
+    const seriesKey = (c: CellRow): number => {
+      const name = `${c.machine}\0${c.policy}\0${c.arm}\0${c.kernel}`;
+      let key = keys.get(name);
+      if (key === undefined) {
+        key = Number(s.insertSeries.run(c.machine, c.policy, c.arm, c.kernel).lastInsertRowid);
+        keys.set(name, key);
+      }
+      return key;
+    };
+    const values = (c: CellRow): (number | null)[] => [runKey, seriesKey(c), c.speedup, c.speedupLo, c.speedupHi, c.cpuRatio, c.cpuLo, c.cpuHi, c.rounds, c.failed];
     const whole = rows.cells.length - (rows.cells.length % CELL_BATCH);
     for (let i = 0; i < whole; i += CELL_BATCH) s.insertCells.run(rows.cells.slice(i, i + CELL_BATCH).flatMap(values));
     for (const c of rows.cells.slice(whole)) s.insertCell.run(values(c));
@@ -179,7 +193,12 @@ export class RunIndex {
       this.db.transaction(() => this.remove(runId))();
       return false;
     }
-    this.db.transaction(() => this.put(folder.rows))();
+    try {
+      this.db.transaction(() => this.put(folder.rows))();
+    } catch (error) {
+      this.seriesKeys = null;
+      throw error;
+    }
     return true;
   }
 
@@ -190,10 +209,11 @@ export class RunIndex {
   async rebuild(onRun?: (runId: string) => void): Promise<RebuildResult> {
     const result: RebuildResult = { indexed: 0, skipped: [] };
     this.db.exec('BEGIN IMMEDIATE');
+    this.seriesKeys = null;
     try {
       // Dropping the tables frees their pages at once, where DELETE would visit millions of rows;
       // readers keep seeing the old index until COMMIT.
-      this.db.exec('DROP TABLE cells; DROP TABLE run_machines; DROP TABLE runs;');
+      this.db.exec('DROP TABLE cells; DROP TABLE series; DROP TABLE run_machines; DROP TABLE runs;');
       this.db.exec(INDEX_DDL);
       for (const runId of await this.runIds()) {
         const folder = await readFolderRows(join(this.dataDir, 'runs', runId), runId, true);
@@ -210,6 +230,7 @@ export class RunIndex {
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.seriesKeys = null;
       throw error;
     }
     return result;

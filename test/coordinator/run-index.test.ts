@@ -29,7 +29,7 @@ function dump(dataDir: string): string {
     const rows = [
       ...db.prepare('SELECT run_id, plan_name, plan_sha256, state, created_at, manifest_sha256 FROM runs').all(),
       ...db.prepare('SELECT r.run_id, m.* FROM run_machines m JOIN runs r USING (run_key)').all().map((row) => ({ ...(row as object), run_key: undefined })),
-      ...db.prepare('SELECT r.run_id, c.* FROM cells c JOIN runs r USING (run_key)').all().map((row) => ({ ...(row as object), run_key: undefined })),
+      ...db.prepare('SELECT r.run_id, s.machine, s.policy, s.arm, s.kernel, c.* FROM cells c JOIN runs r USING (run_key) JOIN series s USING (series_key)').all().map((row) => ({ ...(row as object), run_key: undefined, series_key: undefined })),
     ];
     return rows.map((r) => JSON.stringify(r)).sort().join('\n');
   } finally {

@@ -133,8 +133,10 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
         lags++;
         const m = moderate(w.variance, w.k - 1, prior);
         const z = (worse * (sum(t.s1, end + 1 - lag, end + 1) / lag - w.mean)) / Math.sqrt(m.variance * (1 / lag + 1 / w.k));
-        // A move in the better direction has p >= 0.5 and can never be flagged at a level below 0.5: skip its t tail.
-        const p = z <= 0 ? 1 : 1 - studentTCdf(z, m.df);
+        // Only a p at or below alpha can ever be flagged (Benjamini-Hochberg's q is at least p), so
+        // its t tail is computed only then: z <= 0 has p >= 0.5, and z < 1 has p > P(N(0,1) > 1) =
+        // 0.159 whatever the df (t tails are heavier than the normal's).
+        const p = z <= 0 || (z < 1 && settings.alpha < 0.158) ? 1 : 1 - studentTCdf(z, m.df);
         if (best === null || p < best) best = p;
       }
       if (best !== null) tested.push({ cell, p: Math.min(1, best * lags), end });

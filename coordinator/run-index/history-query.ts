@@ -85,6 +85,10 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
       .all(...params)
       .map((r) => [r.series_key, r]),
   );
+  if (series.size === 0) {
+    const known = (column: string): string => db.prepare<[], { v: string }>(`SELECT DISTINCT ${column} AS v FROM series ORDER BY v`).all().map((r) => r.v).join(', ');
+    throw new BenchfleetError('USAGE', `no cell matches ${conditions.map((c, i) => `${c.replace(' = ?', '')} ${params[i] ?? ''}`).join(', ')}; the index has machines ${known('machine')}; policies ${known('policy')}`);
+  }
   const columns = 'series_key, run_key, speedup, speedup_lo, speedup_hi, rounds, failed';
   const runKeys = [...keys].join(',');
   // A few series are ranges of the series index; every series (no filter) is the runs' ranges of the table.

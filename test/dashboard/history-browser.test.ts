@@ -39,7 +39,9 @@ test('the History page draws every kernel, rings the flagged drop, labels the No
     assert.equal(await page.locator('#history-plan').inputValue(), indexedRunsPlanSha256(spec));
     assert.equal(await page.locator('#history-arm').inputValue(), 'taskpool-8-batched');
     assert.deepEqual(await page.locator('figure[data-chart=history] g[aria-label="fy-axis tick label"] text').allTextContents(), KERNELS);
-    assert.equal(await page.locator('g.run-dot a').count(), 30 * 21);
+    // A panel's runs are one path: per run, its interval and its median tick, two segments.
+    const paths = (await Promise.all((await page.locator('g.run-marks path').all()).map((p) => p.getAttribute('d')))).map((d) => (d ?? '').split('M').length - 1);
+    assert.deepEqual(paths, new Array<number>(21).fill(30 * 2));
     // Other kernels may carry a false flag now and then (at most 5% of runs flag any cell; docs/statistics.md); the dropped one must be ringed.
     const rings = await page.locator('g.flagged-change title').allTextContents();
     assert.equal(rings.filter((t) => new RegExp(`^kernel-07: -1\\d\\.\\d% \\[.*\\] from ${ids[22]}; node 22\\.1\\.0 changed there$`).test(t)).length, 1, rings.join('\n'));
@@ -48,7 +50,14 @@ test('the History page draws every kernel, rings the flagged drop, labels the No
     assert.deepEqual(await page.locator('g.env-change-label text').allTextContents(), ['node 22.1.0']);
     assert.ok((await page.locator('g.trailing-band path').count()) >= 21, 'a trailing band per kernel');
 
-    await page.locator('g.run-dot a').nth(5).click();
+    // Click on run 5's interval in the first panel: its segment is the path's 11th.
+    const [x, y] = await page.evaluate<[number, number]>(`(() => {
+      const path = document.querySelector('g.run-marks path');
+      const [sx, sy] = path.getAttribute('d').split('M')[11].split(/[L,]/).map(Number);
+      const m = path.getScreenCTM();
+      return [m.a * sx + m.c * sy + m.e, m.b * sx + m.d * sy + m.f];
+    })()`);
+    await page.mouse.click(x, y + 2);
     await page.waitForURL(/\/runs\/hist-/, { timeout: 60_000 });
     assert.equal(new URL(page.url()).pathname, `/runs/${ids[5]}`);
     assert.deepEqual(errors, []);

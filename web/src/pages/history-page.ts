@@ -41,8 +41,12 @@ export async function historyPage(root: HTMLElement): Promise<void> {
   form.addEventListener('change', () => form.requestSubmit());
   const query = new URLSearchParams({ plan: plan.planSha256, machine, policy, arm });
   const view = await getJson<HistoryApiView>(`/api/history?${query.toString()}`);
+  // Marks for the benchmark: data in hand, chart drawn (performance.getEntriesByName).
+  performance.mark('history-data');
   const flagged = view.series.flatMap((s) => s.changes.map((c) => ({ s, c })));
   const width = Math.max(480, (root.clientWidth || 1200) - 16);
+  const chart = historyChart(view, machine, width);
+  performance.mark('history-chart');
   replace(
     root,
     h('h2', {}, 'History'),
@@ -51,7 +55,7 @@ export async function historyPage(root: HTMLElement): Promise<void> {
     flagged.length === 0
       ? h('p', { class: 'note' }, 'No regression flagged.')
       : h('ul', { class: 'flagged' }, ...flagged.map(({ s, c }) => h('li', {}, `${s.kernel}: ${pct(c.ratio)} [${pct(c.lo)}, ${pct(c.hi)}] from run ${view.runs[c.at]?.runId ?? '?'} (q = ${c.q.toPrecision(2)})`, c.environment.length > 0 ? `; changed there: ${c.environment.map((e) => `${e.field} ${e.from.slice(0, 12)} → ${e.to.slice(0, 12)}`).join(', ')}` : ''))),
-    h('figure', { class: 'chart', 'data-chart': 'history' }, h('figcaption', {}, 'Median speedup per run with its within-run interval; band: where the trailing window expects the next run; red rings: flagged regressions; dashed rules: environment changes'), historyChart(view, machine, width)),
+    h('figure', { class: 'chart', 'data-chart': 'history' }, h('figcaption', {}, 'Median speedup per run with its within-run interval; band: where the trailing window expects the next run; red rings: flagged regressions; dashed rules: environment changes'), chart),
     h('p', { class: 'footer' }, `Regressions: ${view.settings.direction}, trailing window of up to ${view.settings.window} runs, false discovery rate ${view.settings.alpha} across this page's kernels at each run (docs/statistics.md).`),
   );
 }

@@ -6,12 +6,14 @@
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
+import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
 import { checkIsolation, type HarnessLaunch, type HarnessOutcome, type IsolationOptions } from '../shared/harness-contract.ts';
 import { describeLoadWait, loadWaitToTell } from '../shared/load-wait-text.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
-import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
+import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type Ack, type AgentToCoordinator, type CoordinatorToAgent, type RunAssignment, type RunFinished } from '../shared/protocol/events.ts';
+import { validateAssignment, validateRunId } from '../shared/protocol/validate.ts';
 import { HarnessChild } from './harness-child.ts';
 import { machineFacts } from './machine-facts.ts';
 import { request } from '../shared/protocol/request.ts';
@@ -109,6 +111,9 @@ export class Agent {
   private serve(socket: Socket<CoordinatorToAgent, AgentToCoordinator>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.fatal = (error) => {
+        // Ending for good: the harness stops too (its run stays resumable in the spool).
+        this.stopping = true;
+        for (const run of this.runs.values()) run.child?.stop();
         socket.close();
         reject(error);
       };
@@ -123,7 +128,7 @@ export class Agent {
         socket.auth = { protocol: PROTOCOL_VERSION, name: this.options.name, facts: machineFacts() };
         for (const run of this.runs.values()) {
           run.streamer.resync();
-          void this.pump(run);
+          background(log, `run ${run.status.runId}: delivering`, () => this.pump(run));
         }
       });
       this.stopped = () => {
@@ -132,7 +137,14 @@ export class Agent {
       };
       socket.on('disconnect', (reason) => {
         if (reason === 'io client disconnect') this.stopped?.();
-        else this.status(`disconnected from the coordinator (${reason}); reconnecting`);
+        else if (reason === 'io server disconnect') {
+          // The coordinator drops an agent only when another agent took its name (this one's link
+          // was down and did not answer its ping); socket.io never reconnects after that, and two
+          // agents must not share a name, so this one ends as for any other refusal.
+          const name = this.options.name;
+          this.status(`the coordinator gave the name ${name} to another agent; stopping`);
+          this.fatal?.(new BenchfleetError('NAME_IN_USE', `the coordinator gave the name "${name}" to another agent that connected while this agent's link was down; two agents must not share a name. This agent stops its harness; its run resumes when an agent with this --state connects as "${name}" again, else it fails at the coordinator's machine deadline`));
+        } else this.status(`disconnected from the coordinator (${reason}); reconnecting`);
       });
       socket.on('connect_error', (error) => {
         // The server's middleware refused us (token, duplicate name): retrying cannot help.
@@ -143,13 +155,31 @@ export class Agent {
           this.checkAdmitted().catch((refused: unknown) => this.fatal?.(refused as Error));
         }
       });
-      socket.on('run:assign', (assignment, ack) => {
-        this.assigned(assignment).then(
-          () => ack({ ok: true, value: null }),
-          (error: unknown) => ack(toFailure(error)),
+      // What the coordinator sends passes a validator, as what the agent sends does there: a bad
+      // message is refused with the reason logged, never trusted.
+      socket.on('run:assign', (value: unknown, ack: unknown) => {
+        if (typeof ack !== 'function') {
+          log.warn(`refusing a run:assign without an acknowledgement: ${JSON.stringify(value)?.slice(0, 200)}`);
+          return;
+        }
+        const answer = ack as (result: Ack<null>) => void;
+        background(log, 'answering run:assign', () =>
+          Promise.resolve(value)
+            .then((v) => this.assigned(this.validAssignment(v)))
+            .then(
+              () => answer({ ok: true, value: null }),
+              (error: unknown) => answer(toFailure(error)),
+            ),
         );
       });
-      socket.on('run:cancel', (runId) => {
+      socket.on('run:cancel', (value: unknown) => {
+        let runId: string;
+        try {
+          runId = validateRunId(value, 'run:cancel runId');
+        } catch (error) {
+          log.warn(`refusing a run:cancel from the coordinator: ${errorMessage(error)}`);
+          return;
+        }
         const run = this.runs.get(runId);
         if (run?.child) {
           this.status(`run ${runId}: cancelled by the coordinator`);
@@ -187,6 +217,18 @@ export class Agent {
     this.socket?.close();
     // A socket that never connected (stopped during the spool scan) sends no disconnect.
     if (!wasConnected) this.stopped?.();
+  }
+
+  /** The assignment, checked: well formed, and addressed to this agent. */
+  private validAssignment(value: unknown): RunAssignment {
+    try {
+      const assignment = validateAssignment(value);
+      if (assignment.machine !== this.options.name) throw new BenchfleetError('PROTOCOL', `assignment.machine is ${assignment.machine}, not this agent (${this.options.name})`);
+      return assignment;
+    } catch (error) {
+      log.warn(`refusing a run:assign from the coordinator: ${errorMessage(error)}`);
+      throw error;
+    }
   }
 
   /**
@@ -299,12 +341,34 @@ export class Agent {
     if (outcome.kind === 'completed') finished = { runId, status: 'completed', lines };
     else if (outcome.kind === 'cancelled') finished = { runId, status: 'cancelled', lines, message: 'cancelled' };
     else if (outcome.kind === 'interrupted') finished = { runId, status: 'failed', lines, message: `harness stopped by ${outcome.why} ${run.resumes + 1} times` };
-    else finished = { runId, status: 'failed', lines, message: `harness failed: ${outcome.message}` };
+    else finished = { runId, status: 'failed', lines, message: this.onStateDisk(`harness failed: ${outcome.message}`) };
     run.status.state = 'finished';
     run.status.finished = finished;
-    await this.spool.save(run.status);
+    await this.saveStatus(run);
     this.status(`run ${runId}: ${finished.status}${finished.message && finished.message !== finished.status ? ` (${finished.message})` : ''}`);
     await this.pump(run);
+  }
+
+  /**
+   * A failure caused by a full --state disk says so, and where: the run's end is reported to the
+   * coordinator with it, so the run fails with a reason instead of showing "running" for ever.
+   */
+  private onStateDisk(message: string): string {
+    if (!/ENOSPC|no space left/i.test(message)) return message;
+    return `agent ${this.options.name}: no space left on its --state disk (${this.options.stateDir}): ${message}`;
+  }
+
+  /**
+   * Save a run's status.json, and go on from memory when that fails (a full --state disk): the
+   * run's end is still reported to the coordinator. A status left behind only means that a
+   * restarted agent offers the run again, and the coordinator answers that it is not wanted.
+   */
+  private async saveStatus(run: ActiveRun): Promise<void> {
+    try {
+      await this.spool.save(run.status);
+    } catch (error) {
+      log.warn(`run ${run.status.runId}: ${this.onStateDisk(`could not save status.json: ${errorMessage(error)}`)}; going on from memory`);
+    }
   }
 
   /** Send what is pending and, once a finished run is fully acknowledged, report its end. */
@@ -322,13 +386,13 @@ export class Agent {
     if (!finished || run.status.delivered || !socket.connected) return;
     if (!run.streamer.wanted) {
       run.status.delivered = true;
-      await this.spool.save(run.status);
+      await this.saveStatus(run);
       this.runs.delete(run.status.runId);
       return;
     }
     if (run.streamer.unacknowledged() > 0) {
       // A flush that failed while connected (a refused batch, an answer that never came) is retried.
-      setTimeout(() => void this.pump(run), 1000).unref();
+      setTimeout(() => background(log, `run ${run.status.runId}: delivering`, () => this.pump(run)), 1000).unref();
       return;
     }
     try {
@@ -336,11 +400,11 @@ export class Agent {
       if (!ack.ok) {
         log.warn(`run ${finished.runId}: coordinator did not take the end of the run: ${ack.message}`);
         run.streamer.resync();
-        setTimeout(() => void this.pump(run), 1000);
+        setTimeout(() => background(log, `run ${run.status.runId}: delivering`, () => this.pump(run)), 1000);
         return;
       }
       run.status.delivered = true;
-      await this.spool.save(run.status);
+      await this.saveStatus(run);
       this.runs.delete(run.status.runId);
       this.status(`run ${finished.runId}: every record delivered`);
     } catch (error) {

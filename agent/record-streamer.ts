@@ -11,6 +11,7 @@ import { linesForBatch } from '../shared/protocol/limits.ts';
 import type { AgentToCoordinator, CoordinatorToAgent } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
 import { fromFailure } from '../shared/protocol/failure.ts';
+import { validateBatchAck, validateResumePoint } from '../shared/protocol/validate.ts';
 import type { RunSpool } from './run-spool.ts';
 
 const log = createLogger('agent:stream');
@@ -92,7 +93,8 @@ export class RecordStreamer {
         while (pending.length > 0 && this.socket.connected) {
           const fromSeq = this.base.get(policy) ?? 0;
           const lines = linesForBatch(pending, BATCH_LINES);
-          const ack = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines }));
+          const answer: unknown = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines }));
+          const ack = this.checked(() => validateBatchAck(answer, fromSeq, lines.length), `the answer to the batch of ${policy} lines ${fromSeq} to ${fromSeq + lines.length}`);
           if (!ack.ok) {
             log.warn(`run ${this.runId} ${policy}: coordinator refused a batch: ${ack.message}`);
             this.synced = false;
@@ -110,14 +112,33 @@ export class RecordStreamer {
     }
   }
 
+  /** A message from the coordinator that fails its validator is refused with the reason logged, never trusted. */
+  private checked<T>(validate: () => T, what: string): T {
+    try {
+      return validate();
+    } catch (error) {
+      log.warn(`run ${this.runId}: refusing ${what} from the coordinator: ${errorMessage(error)}`);
+      throw error;
+    }
+  }
+
   private async syncFromCoordinator(): Promise<void> {
     const answer = await request<AgentToCoordinator, 'run:resume'>(this.socket, ACK_TIMEOUT_MS, 'run:resume', this.runId);
     if (!answer.ok) throw fromFailure(answer);
-    this.wanted = answer.value.wanted;
+    // Read after the answer: the spool then holds at least every line the coordinator can have.
+    const files = new Map<Policy, string[]>();
+    const held: Partial<Record<Policy, number>> = {};
     for (const policy of this.policies) {
-      const next = answer.value.next[policy] ?? 0;
+      const lines = await this.spool.readLines(this.runId, policy);
+      files.set(policy, lines);
+      held[policy] = lines.length;
+    }
+    const point = this.checked(() => validateResumePoint(answer.value, this.runId, held), 'the resume point');
+    this.wanted = point.wanted;
+    for (const policy of this.policies) {
+      const next = point.next[policy] ?? 0;
       this.base.set(policy, next);
-      this.pending.set(policy, await this.spool.readLines(this.runId, policy, next));
+      this.pending.set(policy, (files.get(policy) ?? []).slice(next));
     }
     this.synced = true;
     const behind = [...this.pending.values()].reduce((n, p) => n + p.length, 0);

@@ -10,6 +10,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { BenchfleetError, type ErrorCode } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
+import { LoginLimiter, type LoginLimit } from './login-limiter.ts';
 
 const log = createLogger('coordinator:auth');
 
@@ -25,14 +26,6 @@ export function tokenChecker(expected: string): (presented: unknown) => boolean 
 
 export type Role = 'agent' | 'control';
 
-export interface LoginLimit {
-  /** Failed logins allowed per address within `windowMs`; the next attempt is refused, right token or not. */
-  maxFailures: number;
-  windowMs: number;
-}
-
-export const DEFAULT_LOGIN_LIMIT: LoginLimit = { maxFailures: 10, windowMs: 60_000 };
-
 export type Verdict = { ok: true; roles: ReadonlySet<Role> } | { ok: false; status: 401 | 429; code: ErrorCode; message: string };
 
 /** The bearer token of an HTTP request, if it has one. */
@@ -47,13 +40,13 @@ export function bearerToken(req: IncomingMessage): string | null {
 export class Gatekeeper {
   private readonly agent: (t: unknown) => boolean;
   private readonly control: (t: unknown) => boolean;
-  private readonly limit: LoginLimit;
-  private readonly failures = new Map<string, number[]>();
+  private readonly limiter: LoginLimiter;
 
-  constructor(tokens: { agent: string; control: string }, limit: LoginLimit = DEFAULT_LOGIN_LIMIT) {
+  /** `now`: the clock of the login limit (injected by tests). */
+  constructor(tokens: { agent: string; control: string }, limit?: LoginLimit, now?: () => number) {
     this.agent = tokenChecker(tokens.agent);
     this.control = tokenChecker(tokens.control);
-    this.limit = limit;
+    this.limiter = new LoginLimiter(limit, now);
   }
 
   /** The roles a token grants (none for a wrong one). Does not count as a login attempt. */
@@ -68,21 +61,18 @@ export class Gatekeeper {
   /** One login attempt: refused while the address is over its limit, even with a right token. */
   admit(req: IncomingMessage): Verdict {
     const address = req.socket.remoteAddress ?? 'unknown';
-    const now = Date.now();
-    const recent = (this.failures.get(address) ?? []).filter((t) => now - t < this.limit.windowMs);
-    if (recent.length >= this.limit.maxFailures) {
-      this.failures.set(address, recent);
-      log.warn(`refused a login from ${address}: ${recent.length} failed logins within ${this.limit.windowMs / 1000} s`);
-      return { ok: false, status: 429, code: 'RATE_LIMITED', message: `too many failed logins from ${address}; wait ${Math.ceil(this.limit.windowMs / 1000)} s and check the token` };
+    const { maxFailures } = this.limiter.limit;
+    const window = this.limiter.windowSeconds;
+    if (this.limiter.blocked(address)) {
+      log.warn(`refused a login from ${address}: ${this.limiter.count(address)} failed logins within ${window} s`);
+      return { ok: false, status: 429, code: 'RATE_LIMITED', message: `too many failed logins from ${address}; wait ${window} s and check the token` };
     }
     const roles = this.rolesOf(bearerToken(req));
     if (roles.size === 0) {
-      recent.push(now);
-      this.failures.set(address, recent);
-      log.warn(`failed login from ${address} (${req.headers.authorization ? 'wrong token' : 'no token'}; ${recent.length} of ${this.limit.maxFailures} allowed within ${this.limit.windowMs / 1000} s)`);
+      const failures = this.limiter.failed(address);
+      log.warn(`failed login from ${address} (${req.headers.authorization ? 'wrong token' : 'no token'}; ${failures} of ${maxFailures} allowed within ${window} s)`);
       return { ok: false, status: 401, code: 'AUTH_FAILED', message: 'authentication failed: wrong or missing token' };
     }
-    if (recent.length === 0) this.failures.delete(address);
     return { ok: true, roles };
   }
 }

@@ -3,11 +3,12 @@
 // everything. Everything here is derived from the raw files alone, so it can be redone. The
 // manifest is written separately and last, after the run's final state is saved: a run is
 // final once its manifest exists.
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { summarizeRawFile } from '../analysis/summary/summarize.ts';
 import { writeSummary } from '../analysis/summary/summary-io.ts';
 import { buildReport, renderReport } from '../analysis/report/report.ts';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 import type { RunSummary } from '../shared/protocol/events.ts';
 
 export const REPORT_FILE = 'report.md';
@@ -27,5 +28,19 @@ export async function writeDerivedFiles(dir: string, run: RunSummary): Promise<v
     if (any) machineDirs.push(machineDir);
   }
   const report = await buildReport(machineDirs, {});
-  await writeFile(join(dir, REPORT_FILE), renderReport(report, 'markdown'));
+  // Atomic: a disk that fills mid-write must not leave a torn report for the manifest to list.
+  await writeFileAtomic(join(dir, REPORT_FILE), renderReport(report, 'markdown'));
+}
+
+/**
+ * The file system's code when `error` (or an error it was caused by) is a failure to write or
+ * read a file (ENOSPC, EIO, EDQUOT...): such a finalization is worth retrying once the disk
+ * recovers, unlike an analysis that refuses what the raw files hold.
+ */
+export function storageErrorCode(error: unknown): string | null {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  }
+  return null;
 }

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { join, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import { readManifest, MANIFEST_FILE } from '../analysis/raw/manifest.ts';
 import { BenchfleetError, errorMessage, isBenchfleetError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
@@ -21,6 +21,7 @@ import type { RunFileEntry, RunFileListing } from '../shared/protocol/run-files.
 import { toFailure } from '../shared/protocol/failure.ts';
 import { validateRunId } from '../shared/protocol/validate.ts';
 import { forbidden, type Gatekeeper } from './auth.ts';
+import { confinedPath, decodeSegment } from './request-path.ts';
 
 const log = createLogger('coordinator:http');
 
@@ -70,7 +71,7 @@ export function createHttpRoutes(gate: Gatekeeper, runs: RunFileSource): (req: I
 
 async function route(gate: Gatekeeper, runs: RunFileSource, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://coordinator');
-  const parts = url.pathname.split('/').slice(1).map((p) => decodeURIComponent(p));
+  const parts = url.pathname.split('/').slice(1).map(decodeSegment);
   const known = (parts[0] === 'api' && parts[1] === 'v1' && parts[2] === 'hello' && parts.length === 3) || (parts[0] === 'runs' && parts[2] === 'files');
   if (!known) return sendJson(res, 404, { code: 'PROTOCOL', message: `no such route: ${url.pathname}` });
   if (req.method !== 'GET') return sendJson(res, 405, { code: 'PROTOCOL', message: `${req.method ?? '?'} is not allowed here; use GET` });
@@ -85,9 +86,9 @@ async function route(gate: Gatekeeper, runs: RunFileSource, req: IncomingMessage
   const wanted = parts.slice(3).join('/');
   const entry = listing.files.find((f) => f.path === wanted);
   if (!entry) throw new BenchfleetError('FILE_NOT_FOUND', `run ${runId} has no file ${wanted}; GET /runs/${runId}/files lists them`);
-  const path = resolve(dir, ...entry.path.split('/'));
   // Listed paths come from the manifest on disk: still, never serve anything outside the run folder.
-  if (!path.startsWith(resolve(dir) + sep)) throw new BenchfleetError('FILE_NOT_FOUND', `run ${runId} has no file ${wanted}`);
+  const path = confinedPath(dir, entry.path);
+  if (path === null) throw new BenchfleetError('FILE_NOT_FOUND', `run ${runId} has no file ${wanted}`);
   const { size } = await stat(path);
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size, 'x-benchfleet-sha256': entry.sha256, 'cache-control': 'no-store' });
   await new Promise<void>((done, fail) => {

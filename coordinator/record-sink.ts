@@ -11,12 +11,16 @@ import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { RecordBatch } from '../shared/protocol/events.ts';
 import { createLogger } from '../shared/log.ts';
 import { cutTornLine, readJsonlFile } from '../shared/jsonl-file.ts';
+import type { Plan } from '../shared/plan.ts';
+import { RecordPlanCheck } from './record-plan-check.ts';
 
 const log = createLogger('coordinator:records');
 
 export interface LineExpectations {
   planSha256: string;
   machine: string;
+  /** The run's plan: every line is checked against it too (record-plan-check.ts). */
+  plan: Plan;
 }
 
 export interface AppendResult {
@@ -118,6 +122,8 @@ async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
 export class RecordSink {
   private readonly next = new Map<string, number>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** What each file holds against its run's plan. */
+  readonly plans = new RecordPlanCheck();
 
   /** The seq the file at `path` expects next. */
   async nextSeq(path: string): Promise<number> {
@@ -158,10 +164,12 @@ export class RecordSink {
       const problem = lineProblem(fresh[i] as string, next + i, batch.policy, expect);
       if (problem) throw new BenchfleetError('RECORD_INVALID', `${batch.policy}: ${problem}; nothing of this batch was written`);
     }
+    const planned = await this.plans.check(path, fresh, next, expect.plan);
     if (fresh.length > 0) {
       await mkdir(dirname(path), { recursive: true });
       await appendWhole(path, Buffer.from(`${fresh.join('\n')}\n`), batch.policy);
       this.next.set(path, next + fresh.length);
+      planned.commit();
     }
     return { written: fresh.length, duplicates: Math.min(skip, batch.lines.length), next: next + fresh.length };
   }

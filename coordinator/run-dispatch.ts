@@ -11,12 +11,13 @@ import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
+import type { Plan } from '../shared/plan.ts';
 import { kernelNames } from '../kernels/catalog.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { BatchAck, ResumePoint, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import type { AgentRegistry } from './agent-registry.ts';
-import { REPORT_FILE, writeDerivedFiles } from './finalize-run.ts';
+import { REPORT_FILE, storageErrorCode, writeDerivedFiles } from './finalize-run.ts';
 import { IndexKeeper } from './run-index/index-keeper.ts';
 import { RecordSink } from './record-sink.ts';
 import { newRunId } from './run-id.ts';
@@ -25,6 +26,10 @@ import { isTerminal } from './run-schema.ts';
 import { RunStore } from './run-store.ts';
 
 const log = createLogger('coordinator:runs');
+
+/** A failed finalization is tried again after 1 s, then 2, 4... up to every 60 s. */
+const FINALIZE_RETRY_FIRST_MS = 1000;
+const FINALIZE_RETRY_MAX_MS = 60_000;
 
 /** The agents' side, as the dispatcher needs it: send an assignment, send a cancel. */
 export interface AgentLink {
@@ -53,6 +58,10 @@ export class RunDispatch {
   private readonly options: DispatchOptions;
   private readonly onReport: (report: { runId: string; markdown: string; dir: string }) => void;
   private readonly finalizing = new Map<string, Promise<void>>();
+  /** Each run's parsed plan, read once. */
+  private readonly plans = new Map<string, Promise<Plan>>();
+  /** Finalizations that failed, waiting for their next attempt. */
+  private readonly retries = new Map<string, NodeJS.Timeout>();
   private deadlineTimer: NodeJS.Timeout | null = null;
   /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
   private readonly offering = new Set<string>();
@@ -61,6 +70,14 @@ export class RunDispatch {
   /** Resolves once every run is loaded: agents connect as soon as the port listens, which is earlier. */
   private readonly loaded: Promise<void>;
   private markLoaded: () => void = () => undefined;
+  /**
+   * When each `runId/machine` last sent word of that run (records, progress, resume, end), for
+   * the machine deadline of a machine whose agent is online but does not run it (one that took
+   * over the name while the real agent's link was down). Counted from this process's start at
+   * the earliest: a restart must not fail a machine before its agent could speak.
+   */
+  private readonly heard = new Map<string, number>();
+  private readonly startedAt = Date.now();
 
   constructor(dataDir: string, registry: AgentRegistry, agents: AgentLink, options: DispatchOptions, announce: (run: RunSummary) => void, onReport: (report: { runId: string; markdown: string; dir: string }) => void) {
     this.store = new RunStore(dataDir);
@@ -86,18 +103,20 @@ export class RunDispatch {
     for (const run of this.lifecycle.list()) {
       if (run.state === 'delivering') this.finalize(run.runId);
       // Stopped while sending its plans: the machines still waiting get theirs when their agents connect.
-      else if (run.state === 'assigned') void this.offerWaiting(run.runId).catch((error: unknown) => log.error(`run ${run.runId}: ${errorMessage(error)}`));
+      else if (run.state === 'assigned') background(log, `run ${run.runId}: sending its plans again`, () => this.offerWaiting(run.runId));
       else if (isTerminal(run.state) && !(await this.hasManifest(run.runId))) this.finalize(run.runId);
-      else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) void this.startQueuedAfter(run.after);
-      else if (run.state === 'queued' && !run.after) void this.assignRun(run.runId);
+      else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) background(log, `run ${run.runId}: starting after ${run.after}`, () => this.startQueuedAfter(run.after as string));
+      else if (run.state === 'queued' && !run.after) background(log, `run ${run.runId}: could not start`, () => this.assignRun(run.runId));
     }
     const every = Math.max(1000, Math.min(60_000, this.options.machineDeadlineMs / 4));
-    this.deadlineTimer = setInterval(() => void this.expireMachines(), every);
+    this.deadlineTimer = setInterval(() => background(log, 'machine deadlines', () => this.expireMachines()), every);
     this.deadlineTimer.unref();
   }
 
   async close(): Promise<void> {
     if (this.deadlineTimer) clearInterval(this.deadlineTimer);
+    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
     await Promise.allSettled(this.finalizing.values());
     await this.runIndex.close();
   }
@@ -225,8 +244,11 @@ export class RunDispatch {
       for (const [machine, m] of Object.entries(run.machines)) {
         if (!(m.state === 'assigned' || m.state === 'running' || m.state === 'delivering')) continue;
         let message: string;
-        if (this.agents.isOnline(machine)) {
-          if (m.state !== 'assigned') continue;
+        if (this.agents.isOnline(machine) && m.state !== 'assigned') {
+          const since = Math.max(this.startedAt, this.heard.get(`${run.runId}/${machine}`) ?? 0, Date.parse(this.lifecycle.machineSince(run.runId, machine) ?? run.createdAt));
+          if (now - since < this.options.machineDeadlineMs) continue;
+          message = `agent ${machine} is connected but has sent nothing of this run since ${new Date(since).toISOString()} (no records, progress or resume: the agent connected under this name does not hold the run, e.g. one that took the name over); failed after ${deadline}`;
+        } else if (this.agents.isOnline(machine)) {
           const since = Date.parse(this.lifecycle.machineSince(run.runId, machine) ?? run.createdAt);
           if (now - since < this.options.machineDeadlineMs) continue;
           message = `agent ${machine} is connected but has not taken its plan since it was assigned at ${new Date(since).toISOString()} (the plan is sent again at each of its connects); failed after ${deadline}`;
@@ -241,15 +263,20 @@ export class RunDispatch {
     }
   }
 
+  private heardFrom(runId: string, machine: string): void {
+    this.heard.set(`${runId}/${machine}`, Date.now());
+  }
+
   async records(machine: string, bytes: unknown): Promise<BatchAck> {
     const batch = decodeRecordBatch(bytes);
     await this.loaded;
     this.lifecycle.checkWantsRecords(batch.runId, machine);
+    this.heardFrom(batch.runId, machine);
     const run = this.lifecycle.get(batch.runId);
     if (run.machines[machine]?.state === 'assigned') await this.lifecycle.machineStarted(run.runId, machine);
     const path = this.store.rawPath(run.runId, machine, batch.policy);
     try {
-      const result = await this.sink.append(path, batch, { planSha256: run.planSha256, machine });
+      const result = await this.sink.append(path, batch, { planSha256: run.planSha256, machine, plan: await this.planOf(run.runId) });
       this.lifecycle.linesWritten(run.runId, machine, batch.policy, result.next);
       if (result.duplicates > 0) log.debug(`${machine}/${batch.policy}: dropped ${result.duplicates} duplicate lines`);
       return { ok: true, next: result.next };
@@ -261,12 +288,14 @@ export class RunDispatch {
 
   async progress(machine: string, raw: unknown): Promise<void> {
     const p = validateProgress(raw);
+    this.heardFrom(p.runId, machine);
     if (this.lifecycle.has(p.runId)) await this.lifecycle.progress(p.runId, machine, p.done, p.total, p.waiting ?? null);
   }
 
   /** Where the coordinator's copy of `machine`'s run stands; a cancelled machine is told to stop. */
   async resumePoint(machine: string, rawId: unknown): Promise<ResumePoint> {
     const runId = validateRunId(rawId);
+    this.heardFrom(runId, machine);
     // Before the runs are loaded every run would look unknown, and the agent would stop its harness.
     await this.loaded;
     if (!this.lifecycle.has(runId)) return { runId, next: {}, wanted: false };
@@ -292,6 +321,7 @@ export class RunDispatch {
     if (isTerminal(m.state)) return;
     const lines: Partial<Record<Policy, number>> = {};
     let samples = 0;
+    if (finished.status === 'completed') await this.checkComplete(run.runId, machine, finished.lines);
     for (const [policy, count] of Object.entries(finished.lines) as [Policy, number][]) {
       const path = this.store.rawPath(run.runId, machine, policy);
       const have = await this.sink.nextSeq(path);
@@ -303,6 +333,33 @@ export class RunDispatch {
     }
     const after = await this.lifecycle.machineFinished(run.runId, machine, finished.status, finished.message ?? null, { lines, samples });
     log.info(`${machine} finished run ${run.runId}: ${after.machines[machine]?.state ?? '?'}`);
+  }
+
+  /** The parsed plan of `runId` (read once). */
+  private planOf(runId: string): Promise<Plan> {
+    let plan = this.plans.get(runId);
+    if (!plan) {
+      plan = this.store.planText(runId).then((text) => parsePlan(JSON.parse(text), kernelNames()));
+      // A read that failed is tried again next time.
+      plan.catch(() => this.plans.delete(runId));
+      this.plans.set(runId, plan);
+    }
+    return plan;
+  }
+
+  /**
+   * A machine that says it completed must have delivered every planned file whole: every
+   * policy of the plan listed, and every (kernel, arm, round) of the plan in each file.
+   */
+  private async checkComplete(runId: string, machine: string, claimed: Partial<Record<Policy, number>>): Promise<void> {
+    const plan = await this.planOf(runId);
+    const unlisted = plan.policies.filter((p) => claimed[p] === undefined);
+    if (unlisted.length > 0) throw new BenchfleetError('PROTOCOL', `finished.lines: a completed run lists every policy of its plan; ${unlisted.join(', ')} missing`);
+    for (const policy of plan.policies) {
+      const path = this.store.rawPath(runId, machine, policy);
+      const { count, first } = await this.sink.plans.missing(path, await this.sink.nextSeq(path), plan);
+      if (count > 0) throw new BenchfleetError('PROTOCOL', `finished.status: completed, but ${policy} lacks ${count} planned sample${count > 1 ? 's' : ''} (${first.join(', ')}${count > first.length ? ', ...' : ''}); deliver them or finish as failed`);
+    }
   }
 
   async cancel(rawId: unknown): Promise<RunSummary> {
@@ -317,27 +374,51 @@ export class RunDispatch {
     return this.lifecycle.get(runId);
   }
 
-  /** Summaries and report, then the final state, then the manifest; then the report to followers and the next run of a series. */
-  private finalize(runId: string): void {
+  /**
+   * Summaries and report, then the final state, then the manifest; then the report to followers
+   * and the next run of a series. A failure (a full disk) is retried with a backoff of 1 s
+   * doubling to 60 s, and the run says so in the meantime (RunSummary.finalizing); each step
+   * redoes only what is not done yet, so the run ends exactly once.
+   */
+  private finalize(runId: string, attempt = 0): void {
     if (this.finalizing.has(runId)) return;
-    const task = (async () => {
-      const dir = this.store.runDir(runId);
-      let run = this.lifecycle.get(runId);
-      if (run.state === 'delivering') {
-        try {
-          await writeDerivedFiles(dir, run);
-        } catch (error) {
-          log.error(`run ${runId}: could not write summaries and report: ${errorMessage(error)}`);
-        }
-        run = await this.lifecycle.finish(runId);
-      }
-      await writeManifest(dir);
-      await this.runIndex.runFinalized(runId);
-      log.info(`run ${runId}: ${run.state}`);
-      await this.sendReport(runId);
-      await this.startQueuedAfter(runId);
-    })().catch((error: unknown) => log.error(`run ${runId}: finalizing failed: ${errorMessage(error)}`));
+    const task = this.finalizeOnce(runId).then(
+      () => this.lifecycle.finalizingProblem(runId, null),
+      (error: unknown) => {
+        const delayMs = Math.min(FINALIZE_RETRY_MAX_MS, FINALIZE_RETRY_FIRST_MS * 2 ** attempt);
+        const problem = `finalizing failed: ${errorMessage(error)}; retrying in ${delayMs / 1000} s`;
+        log.error(`run ${runId}: ${problem}`);
+        this.lifecycle.finalizingProblem(runId, problem);
+        const timer = setTimeout(() => {
+          this.retries.delete(runId);
+          this.finalizing.delete(runId);
+          this.finalize(runId, attempt + 1);
+        }, delayMs);
+        this.retries.set(runId, timer);
+      },
+    );
     this.finalizing.set(runId, task);
+  }
+
+  private async finalizeOnce(runId: string): Promise<void> {
+    const dir = this.store.runDir(runId);
+    let run = this.lifecycle.get(runId);
+    if (run.state === 'delivering') {
+      try {
+        await writeDerivedFiles(dir, run);
+      } catch (error) {
+        // A disk that failed is retried; raw files the analysis cannot make a report of are not
+        // going to change, so the run ends without one (sendReport says so).
+        if (storageErrorCode(error) !== null) throw error;
+        log.error(`run ${runId}: could not write summaries and report: ${errorMessage(error)}`);
+      }
+      run = await this.lifecycle.finish(runId);
+    }
+    await writeManifest(dir);
+    await this.runIndex.runFinalized(runId);
+    log.info(`run ${runId}: ${run.state}`);
+    await this.sendReport(runId);
+    await this.startQueuedAfter(runId);
   }
 
   async sendReport(runId: string): Promise<void> {

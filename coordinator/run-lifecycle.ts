@@ -69,6 +69,8 @@ export class RunLifecycle {
   private readonly now: () => Date;
   /** Per run, per machine: why it waits before measuring (the latest progress's `waiting`). */
   private readonly waiting = new Map<string, Map<string, string>>();
+  /** Per run: why its finalization has not finished yet (held in memory only, never stored). */
+  private readonly finalizingProblems = new Map<string, string>();
 
   constructor(store: RunStore, announce: Announce, now: () => Date = () => new Date()) {
     this.store = store;
@@ -186,7 +188,21 @@ export class RunLifecycle {
 
   /** Apply `change` to a private copy of the run, check it, save it, then make it current and announce it. */
   private summary(run: StoredRun): RunSummary {
-    return copy(run, this.waiting.get(run.runId));
+    const problem = this.finalizingProblems.get(run.runId);
+    return { ...copy(run, this.waiting.get(run.runId)), ...(problem !== undefined && !isTerminal(run.state) ? { finalizing: problem } : {}) };
+  }
+
+  /**
+   * Say why the run's finalization has not finished (null once it has, or is tried again):
+   * announced at once, not saved, since nothing of the run's stored state changed.
+   */
+  finalizingProblem(runId: string, problem: string | null): void {
+    const run = this.stored(runId);
+    if ((this.finalizingProblems.get(runId) ?? null) === problem) return;
+    if (problem === null) this.finalizingProblems.delete(runId);
+    else this.finalizingProblems.set(runId, problem);
+    // A final run was announced as such already and shows no problem.
+    if (!isTerminal(run.state)) this.announce(this.summary(run));
   }
 
   private change(runId: string, change: (run: StoredRun) => boolean): Promise<RunSummary> {

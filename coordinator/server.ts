@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Server, type Namespace, type Socket } from 'socket.io';
+import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import {
@@ -27,7 +28,8 @@ import { MAX_MESSAGE_BYTES } from '../shared/protocol/limits.ts';
 import { clientVersionRefusal, handshakeVersionRefusal, PROTOCOL_HEADER } from '../shared/protocol/protocol-version.ts';
 import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateRunId } from '../shared/protocol/validate.ts';
 import { AgentRegistry } from './agent-registry.ts';
-import { bearerToken, forbidden, Gatekeeper, type LoginLimit, type Role } from './auth.ts';
+import { bearerToken, forbidden, Gatekeeper, type Role } from './auth.ts';
+import type { LoginLimit } from './login-limiter.ts';
 import { createHttpRoutes } from './http-routes.ts';
 import { respond, respondWith } from './reply.ts';
 import { RunDispatch } from './run-dispatch.ts';
@@ -315,8 +317,11 @@ export class Coordinator {
           const run = lifecycle.get(runId);
           await socket.join(`run:${runId}`);
           // A follower that arrives after the end gets the report at once (after this answer).
-          void this.dispatch.isFinal(runId).then((final) => {
-            if (final) setImmediate(() => void this.dispatch.sendReport(runId));
+          background(log, `run ${runId}: the report for a late follower`, async () => {
+            if (!(await this.dispatch.isFinal(runId))) return;
+            // After this answer: the follower hears of the run before its report.
+            await new Promise((answered) => setImmediate(answered));
+            await this.dispatch.sendReport(runId);
           });
           return run;
         }),

@@ -39,10 +39,15 @@ export function sendEvent(event: HarnessEvent): Promise<void> {
   });
 }
 
+/** The watch bin/benchfleet.js sets before any import; exitWithParent takes it over. */
+const EARLY_PARENT_WATCH = Symbol.for('benchfleet.harness.earlyParentWatch');
+
 /**
  * With an IPC parent (the agent), the channel closing means the parent is gone (even SIGKILLed):
  * stop at once rather than keep timing for nobody while holding the machine's timing lock (the
- * lock goes with the process's exit). Returns the function that removes the watch.
+ * lock goes with the process's exit). A channel that closed before this was called (the parent
+ * died while the harness was starting) stops the process here. Returns the function that
+ * removes the watch.
  */
 export function exitWithParent(onGone: () => void = () => undefined): () => void {
   if (typeof process.send !== 'function') return () => undefined;
@@ -52,5 +57,12 @@ export function exitWithParent(onGone: () => void = () => undefined): () => void
     process.exit(HARNESS_EXIT.parentGone);
   };
   process.once('disconnect', gone);
+  const global = globalThis as Record<symbol, unknown>;
+  const early = global[EARLY_PARENT_WATCH];
+  if (typeof early === 'function') {
+    process.off('disconnect', early as () => void);
+    delete global[EARLY_PARENT_WATCH];
+  }
+  if (!process.connected) gone();
   return () => process.off('disconnect', gone);
 }

@@ -12,11 +12,11 @@ import { importClosure } from './import-graph.ts';
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * Where the harness process's own code starts (repository-relative): the modules that the
- * `harness` command runs a plan with. Worker threads' entries are found from their
- * `new URL('./x.ts', import.meta.url)`, everything else from the imports.
+ * Where the harness process's own code starts (repository-relative): its main (harness-main.ts,
+ * which the `harness` command calls) and the corpus. Worker threads' entries are found from
+ * their `new URL('./x.ts', import.meta.url)`, everything else from the imports.
  */
-export const HARNESS_ENTRIES: readonly string[] = ['agent/harness/runner.ts', 'agent/harness/parent-link.ts', 'agent/harness/timing-lock.ts', 'agent/harness/load-wait.ts', 'agent/harness/no-sleep.ts', 'agent/harness/progress.ts', 'agent/harness/record-writer.ts', 'shared/harness-contract.ts', 'shared/plan-validate.ts', 'shared/plan-policy-env.ts', 'shared/load-wait-text.ts', 'kernels/corpus.ts'];
+export const HARNESS_ENTRIES: readonly string[] = ['agent/harness/harness-main.ts', 'kernels/corpus.ts'];
 
 /** The kernel specs (inputs, oracles, checks), hashed whether or not the catalog imports each. */
 const KERNEL_SPECS = 'kernels/specs';

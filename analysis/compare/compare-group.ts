@@ -5,14 +5,15 @@
 import { sampleRankCorrelation } from 'simple-statistics';
 import { createRng, streamId } from '../../shared/prng.ts';
 import type { EnvironmentRecord } from '../../shared/records.ts';
-import { studentTCdf, studentTQuantile } from '../statistics/distributions.ts';
+import { studentTCdf } from '../statistics/distributions.ts';
 import { hierarchicalMedian } from '../statistics/hierarchical-bootstrap.ts';
 import { medianInterval } from '../statistics/median-interval.ts';
 import { madOutliers } from '../statistics/outliers.ts';
 import { medianOf } from '../statistics/quantile.ts';
 import { recommendRepetitions } from '../statistics/repetition-plan.ts';
 import { runMeanInterval } from '../statistics/run-mean-interval.ts';
-import { testRunEffect } from '../statistics/run-effect.ts';
+import { roundDrift } from '../statistics/round-drift.ts';
+import { runShifts, testRunEffect, type RunEffectTest } from '../statistics/run-effect.ts';
 import { varianceComponents } from '../statistics/variance-components.ts';
 import type { CompareGroup, CompareRun, CompareSettings, Verdict } from './compare-types.ts';
 import { sampleFailed } from '../../shared/record-validate.ts';
@@ -38,6 +39,7 @@ export const MIN_LOAD_ROUNDS = 10;
 /** Below this many rounds per run the groups carry a warning. */
 export const FEW_ROUNDS = 10;
 
+const pValue = (p: number) => (p < 0.0001 ? 'p < 0.0001' : `p = ${p.toFixed(4)}`);
 const pct = (ln: number) => `${ln >= 0 ? '+' : ''}${((Math.exp(ln) - 1) * 100).toFixed(1)}%`;
 const x = (v: number) => `${v.toFixed(2)}x`;
 
@@ -62,33 +64,56 @@ function repeatOutliers(group: PairedGroup): { count: number; of: number } {
   return { count, of };
 }
 
-export function compareGroup(key: GroupKey, members: readonly Member[], settings: CompareSettings): CompareGroup {
+/** The most extreme outlier round over all runs (largest distance from its run's median in scaled MADs), or null. */
+function extremeRound(logRounds: readonly (readonly number[])[]): { run: number; at: number; distance: number } | null {
+  let best: { run: number; at: number; distance: number } | null = null;
+  logRounds.forEach((values, run) => {
+    const middle = medianOf(values);
+    const mad = 1.4826 * medianOf(values.map((v) => Math.abs(v - middle)));
+    for (const at of madOutliers(values)) {
+      const distance = Math.abs((values[at] as number) - middle) / mad;
+      if (best === null || distance > best.distance) best = { run, at, distance };
+    }
+  });
+  return best;
+}
+
+/** The stream name of a group's hierarchical bootstrap: its interval depends only on its own rounds and the seed. */
+export function hierarchicalStream(key: GroupKey): string {
+  return `hierarchical\u0000${key.plan ?? ''}\u0000${key.machine}\u0000${key.policy}\u0000${key.kernel}\u0000${key.arm}`;
+}
+
+/** The diagnostic hierarchical bootstrap of one group, computed here or (given `defer`) later by the caller, e.g. in a worker thread. */
+export function groupHierarchical(key: GroupKey, perRound: readonly (readonly number[])[], settings: Pick<CompareSettings, 'seed' | 'resamples' | 'confidence'>): CompareGroup['hierarchical'] {
+  const rng = createRng(settings.seed, streamId(hierarchicalStream(key)));
+  return hierarchicalMedian(perRound, { resamples: settings.resamples, confidence: settings.confidence }, rng);
+}
+
+/**
+ * One group's figures. `defer`, when given, receives the per-round speedups for the
+ * hierarchical bootstrap instead of it being computed here (85% of a comparison's time): the
+ * caller fills `hierarchical` in with groupHierarchical's result, in this thread or another.
+ */
+export function compareGroup(key: GroupKey, members: readonly Member[], settings: CompareSettings, defer?: (perRound: number[][]) => void): CompareGroup {
   const margin = Math.log(1 + settings.margin);
   // Per-round log speedups: ln(native's per-round wall time / the arm's), in round order.
   const logRounds = members.map((m) => m.group.rounds.map((r) => Math.log(r.native.wallNs) - Math.log(r.arm.wallNs)));
-  const test = testRunEffect(logRounds, { alpha: settings.alpha, margin });
+  const testSettings = { alpha: settings.alpha, margin };
+  const test = testRunEffect(logRounds, testSettings);
   const failures = members.map((m) => failuresOf(m.group));
   const totalFailures = failures.reduce((a, b) => a + b, 0);
-  const k = members.length;
-  // A run stands out when it differs from the median of the run means (robust to the runs
-  // that stand out) by more than a Bonferroni t bound for comparing two runs. Of two runs that
-  // differ neither can be singled out, so this needs three.
+  const withheld = totalFailures > 0 && !settings.includeFailed;
   const means = logRounds.map((r) => r.reduce((a, b) => a + b, 0) / r.length);
-  const middle = medianOf(means);
-  const meanRounds = logRounds.reduce((s, r) => s + r.length, 0) / k;
-  const standsOut = (i: number): boolean => {
-    if (k < 3 || test.verdict !== 'unstable' || test.msWithin === null) return false;
-    const se = Math.sqrt(test.msWithin * (1 / (logRounds[i] as number[]).length + 1 / meanRounds));
-    return Math.abs((means[i] as number) - middle) > studentTQuantile(1 - settings.alpha / (2 * k), test.df2) * se;
-  };
+  const shifts = runShifts(logRounds, settings.alpha, test);
 
   const runs: CompareRun[] = members.map((m, i) => {
     const speedups = m.group.rounds.map((r) => r.native.wallNs / r.arm.wallNs);
     const interval = medianInterval(speedups, settings.confidence);
     const loads = m.group.rounds.map((r) => r.arm.sample.roundLoadAverage[0]);
-    const effect = test.effects[i];
+    const effect = shifts[i]?.effect;
     // No verdict from failed samples, so no run singled out by one either.
-    const flagged = (totalFailures === 0 || settings.includeFailed) && standsOut(i);
+    const flagged = !withheld && (shifts[i]?.standsOut ?? false);
+    const relative = (v: number) => (Number.isFinite(v) ? Math.exp(v) - 1 : null);
     const outliers = madOutliers(logRounds[i] as number[]);
     return {
       run: m.run,
@@ -96,7 +121,7 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
       interval: interval && { lo: interval.lo, hi: interval.hi, coverage: interval.coverage, ranks: interval.ranks },
       rounds: speedups.length,
       failures: failures[i] as number,
-      effect: effect ? { estimate: Math.exp(effect.estimate) - 1, lo: Math.exp(effect.lo) - 1, hi: Math.exp(effect.hi) - 1 } : null,
+      effect: effect ? { estimate: Math.exp(effect.estimate) - 1, lo: relative(effect.lo), hi: relative(effect.hi) } : null,
       flagged,
       outlierRounds: outliers.map((j) => (m.group.rounds[j] as { round: number }).round),
       outlierRepeats: repeatOutliers(m.group),
@@ -110,9 +135,23 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
 
   let verdict: Verdict = test.verdict;
   let reason = test.reason;
-  if (totalFailures > 0 && !settings.includeFailed) {
+  if (withheld) {
     verdict = 'failed';
     reason = `${totalFailures} sample${totalFailures === 1 ? '' : 's'} behind these runs failed their checks, so no verdict is given (--include-failed gives one anyway)`;
+  }
+  // Which round drives the result: the most extreme outlier round, when leaving it out changes
+  // the verdict or the means-based test's finding.
+  let driver: CompareGroup['driver'] = null;
+  const extreme = withheld ? null : extremeRound(logRounds);
+  if (extreme !== null && test.p !== null) {
+    const without = logRounds.map((r, i) => (i === extreme.run ? r.filter((_, j) => j !== extreme.at) : r));
+    const other: RunEffectTest = testRunEffect(without, testSettings);
+    const meansSays = (q: number | null) => q !== null && q < settings.alpha;
+    if (other.verdict !== test.verdict || meansSays(test.meansP) !== meansSays(other.meansP)) {
+      const member = members[extreme.run] as Member;
+      const middle = medianOf(logRounds[extreme.run] as number[]);
+      driver = { run: member.run, round: (member.group.rounds[extreme.at] as { round: number }).round, ratio: Math.exp((logRounds[extreme.run] as number[])[extreme.at] as number - middle), without: other.verdict, meansP: other.meansP };
+    }
   }
 
   // Kalibera & Jones' levels on the log speedup: repeat k of round j of run i contributes
@@ -122,12 +161,16 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
   const repeats = Math.round(medianOf(members.flatMap((m) => m.group.rounds.map((r) => r.arm.sample.repeats.length))));
   const roundCostSeconds = members.reduce((s, m) => s + m.roundCostSeconds, 0) / members.length;
   const plan = recommendRepetitions(components, repeats, { round: roundCostSeconds, run: settings.runCostSeconds }, Math.log(1 + settings.target));
-  const planReason = totalFailures > 0 && !settings.includeFailed ? 'samples failed their checks; no recommendation from them' : plan.reason;
-  const withheld = totalFailures > 0 && !settings.includeFailed;
+  const planReason = withheld ? 'samples failed their checks; no recommendation from them' : plan.reason;
 
   const perRound = members.map((m) => m.group.rounds.map((r) => r.native.wallNs / r.arm.wallNs));
-  const rng = createRng(settings.seed, streamId(`hierarchical\u0000${key.plan ?? ''}\u0000${key.machine}\u0000${key.policy}\u0000${key.kernel}\u0000${key.arm}`));
-  const hierarchical = hierarchicalMedian(perRound, { resamples: settings.resamples, confidence: settings.confidence }, rng);
+  let hierarchical: CompareGroup['hierarchical'];
+  if (defer) {
+    defer(perRound);
+    hierarchical = { median: Number.NaN, lo: Number.NaN, hi: Number.NaN };
+  } else {
+    hierarchical = groupHierarchical(key, perRound, settings);
+  }
 
   const speedups = perRound.flat();
   const loads = members.flatMap((m) => m.group.rounds.map((r) => r.arm.sample.roundLoadAverage[0]));
@@ -153,6 +196,12 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
   }
   const outlierRounds = runs.filter((r) => r.outlierRounds.length > 0);
   if (outlierRounds.length > 0) warnings.push(`outlier rounds (more than 3 scaled MADs from the run's median, kept in every figure): ${outlierRounds.map((r) => `${r.run} round ${r.outlierRounds.join(', ')}`).join('; ')}`);
+  const drift = roundDrift(logRounds, settings.alpha);
+  if (drift?.drifts) {
+    warnings.push(
+      `the rounds drift within runs (trend over rounds: Spearman ${drift.trend.toFixed(2)}, ${pValue(drift.trendP)}; lag-1 serial correlation ${drift.serial.toFixed(2)}, ${pValue(drift.serialP)}): every interval and test here assumes independent rounds, so they are too narrow and the verdict too quick; look for a warm-up or a change in load during the run`,
+    );
+  }
   const repeatCount = runs.reduce((s, r) => s + r.outlierRepeats.count, 0);
   if (repeatCount > 0) warnings.push(`${repeatCount} of ${runs.reduce((s, r) => s + r.outlierRepeats.of, 0)} repeats are outliers within their sample (more than 3 scaled MADs; kept, medians are robust to them)`);
 
@@ -164,12 +213,14 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
     failures: totalFailures,
     acrossRuns,
     spread: { min, max },
-    test: { f: test.f, df1: test.df1, df2: test.df2, p: test.p },
+    test: { method: test.method, statistic: test.statistic, df: test.df, p: test.p, meansP: test.meansP },
     verdict,
     reason,
     components: { scale: 'ln-speedup', runs: components.runs?.variance ?? null, rounds: components.rounds?.variance ?? null, repeats: components.repeats?.variance ?? null },
+    variation: { runs: sdPercent(components.runs?.variance), rounds: sdPercent(components.rounds?.variance), repeats: sdPercent(components.repeats?.variance) },
     recommendation: {
       runs: withheld ? null : plan.runs,
+      runsFromWithin: withheld ? null : plan.runsFromWithin,
       runsAtEstimate: withheld ? null : plan.runsAtEstimate,
       rounds: plan.rounds,
       optimalRounds: withheld ? null : plan.optimalRounds,
@@ -182,18 +233,35 @@ export function compareGroup(key: GroupKey, members: readonly Member[], settings
     },
     hierarchical,
     load,
+    drift,
+    driver,
     warnings,
-    message: message(runs, verdict, reason, test.p, min, max, settings.margin),
+    message: message(runs, verdict, reason, withheld ? null : test.p, min, max, settings.margin, driver, test.meansP, settings.alpha),
   };
 }
 
-function message(runs: readonly CompareRun[], verdict: Verdict, reason: string, p: number | null, min: number, max: number, margin: number): string {
+/** A variance of ln speedup as a relative standard deviation, exp(sd) - 1. */
+const sdPercent = (variance: number | undefined | null): number | null => (variance === undefined || variance === null ? null : Math.exp(Math.sqrt(variance)) - 1);
+
+/** Verdict words for people: the JSON's kebab-case names with spaces. */
+export const verdictWords = (v: Verdict): string => v.replace(/-/g, ' ');
+
+function message(runs: readonly CompareRun[], verdict: Verdict, reason: string, p: number | null, min: number, max: number, margin: number, driver: CompareGroup['driver'], meansP: number | null, alpha: number): string {
   const head = runs.length === 1 ? `${x(min)} in 1 run` : `${x(min)} to ${x(max)} across ${runs.length} runs`;
-  const pText = p === null ? '' : p < 0.0001 ? ' (p < 0.0001)' : ` (p = ${p.toFixed(4)})`;
+  const pText = p === null ? '' : p < 0.0001 ? ' (rank test p < 0.0001)' : ` (rank test p = ${p.toFixed(4)})`;
   const within = `${(margin * 100).toFixed(0)}%`;
   const flagged = runs.filter((r) => r.flagged).map((r) => r.run);
   const standing = flagged.length > 0 ? `; standing out: ${flagged.join(', ')}` : '';
   const largest = runs.reduce<CompareRun | null>((best, r) => (r.effect && (!best?.effect || Math.abs(r.effect.estimate) > Math.abs(best.effect.estimate)) ? r : best), null);
-  const deviation = largest?.effect ? `; largest run deviation ${pct(Math.log(1 + largest.effect.estimate))} (${largest.run})` : '';
-  return `${head}; ${verdict}: ${reason.replace('the margin', within)}${pText}${deviation}${standing}`;
+  const deviation = largest?.effect && verdict !== 'failed' ? `; largest difference from the other runs ${pct(Math.log(1 + largest.effect.estimate))} (${largest.run}, median of round differences)` : '';
+  let drives = '';
+  if (driver !== null) {
+    const round = `${driver.run} round ${driver.round} (${x(driver.ratio)} its run's median)`;
+    const meansSays = (q: number | null) => (q === null ? 'no test' : q < alpha ? `a run effect, p = ${q.toFixed(4)}` : `no run effect, p = ${q.toFixed(4)}`);
+    drives =
+      driver.without !== verdict
+        ? `; one round drives this: ${round}; without it the verdict would be ${verdictWords(driver.without)}`
+        : `; one round moves the means: ${round}; the means-based F test finds ${meansSays(meansP)} with it and ${meansSays(driver.meansP)} without it, the rank test the same either way`;
+  }
+  return `${head}; ${verdictWords(verdict)}: ${reason.replace('the margin', within)}${pText}${deviation}${standing}${drives}`;
 }

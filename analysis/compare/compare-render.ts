@@ -1,6 +1,7 @@
 // The comparison as text for a terminal or as markdown: the cross-machine table when the runs
 // hold several machines, then one block per group with each run, the spread and verdict, the
 // hierarchical interval, the variance components and the recommended repetitions.
+import { verdictWords } from './compare-group.ts';
 import type { CompareGroup, CompareRun, Comparison } from './compare-types.ts';
 
 export type CompareFormat = 'text' | 'markdown' | 'json';
@@ -8,7 +9,8 @@ export type CompareFormat = 'text' | 'markdown' | 'json';
 const x = (v: number) => `${v.toFixed(2)}x`;
 const range = (lo: number, hi: number) => `[${lo.toFixed(2)}-${hi.toFixed(2)}]`;
 const variance = (v: number | null) => (v === null ? 'n/a' : v === 0 ? '0' : v.toPrecision(3));
-const signed = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
+const signed = (v: number | null, none = '') => (v === null ? none : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`);
+const sd = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(v < 0.1 ? 1 : 0)}%`);
 const percent = (v: number) => `${(v * 100).toFixed(1)}%`;
 const failed = (n: number) => (n > 0 ? ` !${n} failed` : '');
 
@@ -19,13 +21,13 @@ function runCell(r: CompareRun): string {
 
 function groupLines(g: CompareGroup): { title: string; header: string[]; rows: string[][]; lines: string[] } {
   const title = `${g.machine} / ${g.policy} / ${g.kernel} / ${g.arm}${g.plan ? ` (plan ${g.plan.slice(0, 12)})` : ' (plan unknown)'}`;
-  const header = ['run', 'median', 'interval (coverage)', 'rounds', 'vs runs\' mean', 'failed', 'load at start', 'load at rounds'];
+  const header = ['run', 'median', 'interval (coverage)', 'rounds', 'vs other runs [one-sided bounds]', 'failed', 'load at start', 'load at rounds'];
   const rows = g.runs.map((r) => [
     `${r.run}${r.flagged ? ' *' : ''}`,
     x(r.median),
     r.interval ? `${range(r.interval.lo, r.interval.hi)} (${percent(r.interval.coverage)})` : '- (1 round)',
     String(r.rounds),
-    r.effect ? `${signed(r.effect.estimate)} [${signed(r.effect.lo)}, ${signed(r.effect.hi)}]` : '-',
+    r.effect ? `${signed(r.effect.estimate)} [${signed(r.effect.lo, 'none')}, ${signed(r.effect.hi, 'none')}]` : '-',
     r.failures > 0 ? `!${r.failures}` : '0',
     r.loadAverage ? r.loadAverage.map((l) => l.toFixed(2)).join(' ') : '-',
     `${r.roundLoad.min.toFixed(2)}-${r.roundLoad.max.toFixed(2)}`,
@@ -34,22 +36,29 @@ function groupLines(g: CompareGroup): { title: string; header: string[]; rows: s
   const target = `±${(rec.target * 100).toFixed(0)}%`;
   const plan =
     rec.runs !== null
-      ? `${rec.runs} runs of ${rec.rounds} rounds (${rec.repeats} repeats) at the 95% upper bound of the run variance (${rec.runsAtEstimate ?? 'n/a'} at its estimate)` +
+      ? `${rec.runs} runs of ${rec.rounds} rounds (${rec.repeats} repeats) at the 95% upper bound of the run variance (${rec.runsAtEstimate ?? 'n/a'} at its estimate; the within-run variance alone implies ${rec.runsFromWithin ?? 'n/a'})` +
         `${rec.optimalRounds !== null ? `; cost-optimal rounds per run ${rec.optimalRounds} (a round costing ${rec.roundCostSeconds.toFixed(2)} s, a run ${rec.runCostSeconds} s)` : ''}${rec.reason ? `; ${rec.reason}` : ''}`
       : `no recommendation: ${rec.reason ?? 'not enough data'}`;
   const a = g.acrossRuns;
+  const twoRuns = a !== null && a.df === 1 ? ' (wide because two runs give the spread between runs one degree of freedom: the t quantile is 12.7 against 2.0 with many runs; a third run narrows it most)' : '';
+  const v = g.variation;
+  const test =
+    g.test.p === null || g.verdict === 'failed'
+      ? null
+      : `run effect test (${g.test.method === 'mann-whitney' ? 'Mann-Whitney, exact' : `Kruskal-Wallis, ${g.test.df} df`}, on ranks): p = ${g.test.p < 0.0001 ? '< 0.0001' : g.test.p.toFixed(4)}${g.test.meansP === null ? '' : `; means-based F test for comparison: p = ${g.test.meansP < 0.0001 ? '< 0.0001' : g.test.meansP.toFixed(4)}`}`;
   const load =
     g.load === null
       ? 'speedup vs load: not measurable (fewer than 3 rounds, or constant load)'
       : `speedup vs 1-minute load at round start: Spearman ${g.load.spearman.toFixed(2)} over ${g.load.rounds} rounds, ${g.load.p === null ? 'too few rounds for a p-value (no claim below 10)' : `p = ${g.load.p.toFixed(4)}`}${g.load.tracks ? ' (the speedup tracks the load)' : ''}`;
   const lines = [
     `${g.message}.`,
-    `verdict: ${g.verdict}${g.runs.some((r) => r.flagged) ? " (* stands out from the runs' mean at the Bonferroni level)" : ''}`,
+    `verdict: ${verdictWords(g.verdict)}${g.runs.some((r) => r.flagged) ? ' (* stands out from the other runs at the Bonferroni level)' : ''}`,
+    ...(test === null ? [] : [test]),
     a === null
       ? 'across runs: needs two runs'
-      : `across runs (t interval on the ${g.runs.length} run means of ln speedup, ${a.df} df): ${x(a.median)} ${range(a.lo, a.hi)} ${Math.round(a.confidence * 100)}%`,
+      : `across runs (geometric mean of the ${g.runs.length} runs' geometric-mean speedups, ${Math.round(a.confidence * 100)}% t interval on ${a.df} df): ${x(a.median)} ${range(a.lo, a.hi)}${twoRuns}`,
     `diagnostic, hierarchical bootstrap (runs, then rounds; under-covers with few runs): ${x(g.hierarchical.median)} ${range(g.hierarchical.lo, g.hierarchical.hi)}`,
-    `variance of ln speedup (Kalibera & Jones): runs ${variance(g.components.runs)}, rounds within a run ${variance(g.components.rounds)}, repeats within a round ${variance(g.components.repeats)}`,
+    `variation as a standard deviation: run to run ${sd(v.runs)}, round to round ${sd(v.rounds)}, repeat to repeat ${sd(v.repeats)} (Kalibera & Jones' components of ln speedup: ${variance(g.components.runs)}, ${variance(g.components.rounds)}, ${variance(g.components.repeats)})`,
     `for a 95% interval within ${target}: ${plan}`,
     load,
     ...g.warnings.map((w) => `warning: ${w}`),
@@ -124,7 +133,7 @@ function footer(c: Comparison): string {
   return (
     `Within-run intervals: order-statistic intervals for the median of one run's paired rounds, each with its exact distribution-free coverage (the narrowest reaching ${Math.round(s.confidence * 100)}%, else the range of the rounds); they do not cover run-to-run variation. ` +
     `Across runs: a t interval on the runs' mean log speedups (Kalibera & Jones), which does. ` +
-    `Verdict: unstable when a one-way ANOVA F test of the per-round log speedups finds a run effect at alpha ${s.alpha} (false-alarm rate ${s.alpha} for any number of runs); stable when every two runs are shown to differ by less than ${(s.margin * 100).toFixed(0)}% (two one-sided tests at ${s.alpha} for each pair); inconclusive otherwise; failed when samples failed their checks${s.includeFailed ? ' (here given anyway: --include-failed)' : ''}. ` +
+    `Verdicts, all from ranks of the per-round log speedups so that one wild round cannot decide them: stable (no run effect, every two runs shown within ${(s.margin * 100).toFixed(0)}%), run effect within margin (a run effect, every two runs shown within it), unstable (a run effect, its size against the margin not yet shown), unstable beyond margin (two runs shown ${(s.margin * 100).toFixed(0)}% or more apart), inconclusive (no run effect found, agreement not shown), failed (samples failed their checks${s.includeFailed ? '; here given anyway: --include-failed' : ''}); a run effect is claimed falsely in at most ${s.alpha * 100}% of cases. ` +
     `"!N failed": N samples behind the figure failed their checks and are included in it. ` +
     `The hierarchical bootstrap (${s.resamples.toLocaleString('en-US')} resamples, seed ${s.seed}) is a diagnostic. docs/statistics.md defines every figure.`
   );

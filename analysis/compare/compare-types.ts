@@ -5,9 +5,11 @@
 // every figure.
 import type { LoadAverage } from '../../shared/records.ts';
 import type { Interval } from '../statistics/interval.ts';
+import type { RoundDrift } from '../statistics/round-drift.ts';
+import type { RunVerdict } from '../statistics/run-effect.ts';
 
 export const COMPARISON_FORMAT = 'benchfleet-comparison';
-export const COMPARISON_FORMAT_VERSION = 2;
+export const COMPARISON_FORMAT_VERSION = 3;
 
 export interface CompareRunInterval {
   lo: number;
@@ -29,9 +31,9 @@ export interface CompareRun {
   rounds: number;
   /** Samples behind the run's rounds (the arm's and native's) that failed their checks. */
   failures: number;
-  /** The run's mean log speedup minus the mean over runs, as a relative difference exp(d) - 1, with its one-sided (1 - alpha) bounds; null when no test could be made. */
-  effect: { estimate: number; lo: number; hi: number } | null;
-  /** The verdict is unstable (and not withheld for failed samples) and this run's mean log speedup differs from the median of the run means by more than t_{1 - alpha/(2 runs)} sqrt(MS_within (1/n_i + 1/n)) (Bonferroni); needs three runs. */
+  /** The run against all other runs' rounds: the Hodges-Lehmann shift of the log speedup as a relative difference exp(d) - 1, with its one-sided (1 - alpha) Moses bounds (each a one-sided bound; -Infinity/Infinity serialize as null when the runs are too small for one); null when no test could be made. */
+  effect: { estimate: number; lo: number | null; hi: number | null } | null;
+  /** A run effect was found (and the verdict not withheld for failed samples) and this run's two-sided (1 - alpha/runs) Moses interval against the other runs excludes 0; needs three runs. */
   flagged: boolean;
   /** Rounds whose log speedup is more than 3 scaled MADs from the run's median (reported, not removed). */
   outlierRounds: number[];
@@ -53,8 +55,10 @@ export interface CompareComponents {
 }
 
 export interface CompareRecommendation {
-  /** Runs for the target at `rounds` rounds per run, from the 95% upper bound of the run-mean variance; null where the data cannot say. */
+  /** Runs for the target at `rounds` rounds per run, from the 95% upper bound of the run-mean variance (never below runsFromWithin); null where the data cannot say (one or two runs: measure a third first). */
   runs: number | null;
+  /** Runs that the within-run variance alone implies (S_2^2 / n_2 as a run mean's variance): a floor for any recommendation. */
+  runsFromWithin: number | null;
   /** The runs count if the run-mean variance were exactly its point estimate. */
   runsAtEstimate: number | null;
   /** Rounds per run the runs count assumes (as measured). */
@@ -73,15 +77,25 @@ export interface CompareRecommendation {
   reason: string | null;
 }
 
-/** `failed`: samples behind the group failed their checks, so no verdict is given (unless --include-failed). */
-export type Verdict = 'stable' | 'unstable' | 'inconclusive' | 'failed';
+/** The rank test's verdicts (run-effect.ts), or `failed`: samples behind the group failed their checks, so no verdict is given (unless --include-failed). */
+export type Verdict = RunVerdict | 'failed';
 
 export interface CompareTest {
-  /** One-way ANOVA of the per-round log speedups by run: F, its degrees of freedom and p-value (null when no test could be made). */
-  f: number | null;
-  df1: number;
-  df2: number;
+  /** The rank test of "no run effect" on the per-round log speedups: exact Mann-Whitney with two runs (statistic U), Kruskal-Wallis with more (statistic H on df = runs - 1). */
+  method: 'mann-whitney' | 'kruskal-wallis';
+  statistic: number | null;
+  df: number;
+  /** null when no test could be made. */
   p: number | null;
+  /** The means-based one-way ANOVA F test's p-value on the same values, shown beside it: a wild round moves it, not the ranks. */
+  meansP: number | null;
+}
+
+/** Run-to-run, round-to-round and repeat-to-repeat standard deviations as relative percentages, exp(sqrt(T^2)) - 1, from the variance components. */
+export interface CompareVariation {
+  runs: number | null;
+  rounds: number | null;
+  repeats: number | null;
 }
 
 export interface CompareGroup {
@@ -103,14 +117,20 @@ export interface CompareGroup {
   /** Why the verdict is what it is. */
   reason: string;
   components: CompareComponents;
+  /** The components as relative standard deviations (0.31 = 31%). */
+  variation: CompareVariation;
   recommendation: CompareRecommendation;
   /** Diagnostic only: the two-stage bootstrap over runs, then rounds (it under-covers with few runs; docs/statistics.md). */
   hierarchical: Interval;
   /** Spearman's rank correlation of per-round speedup with the 1-minute load at the round's start over all runs' rounds, its two-sided p-value, and whether it is claimed (at least 10 rounds and p < alpha). */
   load: { spearman: number; rounds: number; p: number | null; tracks: boolean } | null;
-  /** Few rounds, outliers and the like: what to keep in mind when reading the group. */
+  /** Trend and serial correlation of the rounds within runs (independence is assumed by every interval); null with fewer than 3 rounds per run. */
+  drift: RoundDrift | null;
+  /** The outlier round that changes the verdict, or the means-based test's answer, when left out: which round drives a result; null when none does. */
+  driver: { run: string; round: number; ratio: number; without: Verdict; meansP: number | null } | null;
+  /** Few rounds, outliers, drift and the like: what to keep in mind when reading the group. */
   warnings: string[];
-  /** One line, e.g. "4.80x to 7.42x across 2 runs; unstable: the F test finds a run effect (p = 0.0001)". */
+  /** One line, e.g. "4.80x to 7.42x across 2 runs; unstable beyond margin: two runs are shown to differ by more than 5% (rank test p = 0.0006); ...". */
   message: string;
 }
 

@@ -61,7 +61,20 @@ function roundCost(parsed: ParsedRaw): number {
   return rounds.size === 0 ? 0 : ns / rounds.size / 1e9;
 }
 
-export function buildComparison(inputs: readonly RunInput[], options: CompareOptions = {}): Comparison {
+/** A group's hierarchical bootstrap left for the caller (buildComparison's `defer`). */
+export interface DeferredHierarchical {
+  group: number;
+  key: GroupKey;
+  perRound: number[][];
+}
+
+/**
+ * The comparison of the runs. With `defer`, each group's diagnostic hierarchical bootstrap is
+ * not computed but handed to it as the group is made (its `hierarchical` is NaN until the
+ * caller fills it in with groupHierarchical's result), so that other threads can work on it
+ * while this one goes on: compare-threads.ts.
+ */
+export function buildComparison(inputs: readonly RunInput[], options: CompareOptions = {}, defer?: (job: DeferredHierarchical, settings: CompareSettings) => void): Comparison {
   const settings: CompareSettings = {
     seed: options.seed ?? DEFAULT_BOOTSTRAP_SEED,
     resamples: options.resamples ?? DEFAULT_RESAMPLES,
@@ -90,8 +103,15 @@ export function buildComparison(inputs: readonly RunInput[], options: CompareOpt
   }
   for (const f of selected) if (f.env === null) notes.push(`${f.run}: ${f.machine}/${f.policy} has no environment row, so no plan SHA256; it is grouped under an unknown plan.`);
 
-  const pairings = selected.map((f) => ({ ...f, groups: pairRounds(f.file.parsed.samples, f.env ? Object.keys(f.env.corpus) : []).groups, cost: roundCost(f.file.parsed) }));
-  const arms = chooseArms(pairings.map((p) => new Set(p.groups.map((g) => g.arm))), options.arm, notes);
+  // The arms are chosen from the samples, and only native's and theirs are paired: comparing
+  // one arm of a study-sized run need not take the medians of the other sixteen.
+  const arms = chooseArms(selected.map((f) => new Set(f.file.parsed.samples.filter((s) => s.record.arm !== NATIVE_ARM).map((s) => s.record.arm))), options.arm, notes);
+  const wanted = (arm: string) => arm === NATIVE_ARM || arms.has(arm);
+  const pairings = selected.map((f) => ({
+    ...f,
+    groups: pairRounds(f.file.parsed.samples.filter((s) => wanted(s.record.arm)), f.env ? Object.keys(f.env.corpus) : []).groups,
+    cost: roundCost(f.file.parsed),
+  }));
 
   const members = new Map<string, { key: GroupKey; members: Member[] }>();
   for (const p of pairings) {
@@ -111,7 +131,9 @@ export function buildComparison(inputs: readonly RunInput[], options: CompareOpt
   for (const f of selected) notes.push(...redoneNotes([{ machine: f.machine, policy: f.policy, redone: f.file.parsed.redone }]).map((note) => `${f.run}: ${note}`));
 
   const order = orderOf([...members.values()].map((m) => m.key));
-  const groups = [...members.values()].sort((a, b) => order(a.key) - order(b.key)).map(({ key, members: m }) => compareGroup(key, m, settings));
+  const groups = [...members.values()]
+    .sort((a, b) => order(a.key) - order(b.key))
+    .map(({ key, members: m }, i) => compareGroup(key, m, settings, defer && ((perRound) => defer({ group: i, key, perRound }, settings))));
   return {
     format: COMPARISON_FORMAT,
     formatVersion: COMPARISON_FORMAT_VERSION,

@@ -117,7 +117,7 @@ function policyOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The requested arm; else taskpool-8-batched, or the widest batched taskpool arm, preferring one every result has. */
+/** The requested arm; else taskpool-8-batched, or the widest batched taskpool arm, preferring one every result has, else the widest other pool arm (default-arm.ts). */
 function chooseArm(summaries: readonly Summary[], requested: string | undefined, notes: string[]): string {
   if (requested !== undefined) {
     parseArm(requested);
@@ -126,9 +126,11 @@ function chooseArm(summaries: readonly Summary[], requested: string | undefined,
   }
   const present = summaries.map((s) => new Set(s.rows.map((r) => r.arm)));
   const picked = pickDefaultArm(present);
-  if (picked === null) {
-    const arms = [...new Set(summaries.flatMap((s) => s.rows.map((r) => r.arm)))].filter((a) => a !== NATIVE_ARM);
-    throw new BenchfleetError('USAGE', `no batched taskpool arm in these results; choose one with --arm (present: ${arms.join(', ') || 'none'})`);
+  if (picked === null) throw new BenchfleetError('USAGE', 'these results hold no pool arm, only native: there is nothing to compare native with');
+  if (!picked.batchedTaskpool) {
+    const others = [...new Set(summaries.flatMap((s) => s.rows.map((r) => r.arm)))].filter((a) => a !== NATIVE_ARM && a !== picked.arm).sort();
+    notes.push(`No batched taskpool arm in these results; the table shows ${picked.arm}${others.length > 0 ? ` (also present: ${others.join(', ')}; choose one with --arm)` : ''}.`);
+    return picked.arm;
   }
   const chosen = picked.arm;
   const defaultSomewhere = present.some((p) => p.has(DEFAULT_REPORT_ARM));

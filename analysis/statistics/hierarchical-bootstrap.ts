@@ -6,7 +6,7 @@ import type { Rng } from '../../shared/prng.ts';
 import type { BootstrapSettings, Interval } from './interval.ts';
 import { median, percentile } from './quantile.ts';
 import { assertSortedSamples, sortSamples } from './sorted-samples.ts';
-import { uniformIndices } from './uniform-indices.ts';
+import { indexDrawers } from './uniform-indices.ts';
 
 /**
  * The median of all per-round values pooled over runs, with a two-sided percentile interval
@@ -25,29 +25,53 @@ export function hierarchicalMedian(runs: readonly (readonly number[])[], setting
   if (!Number.isInteger(settings.resamples) || settings.resamples < 1) {
     throw new BenchfleetError('USAGE', `--resamples must be a positive integer, got ${settings.resamples}`);
   }
-  // Runs of different lengths make a resample's size vary; the largest is every pick landing
-  // on the longest run.
-  const scratch = new Float64Array(runs.length * Math.max(...runs.map((r) => r.length)));
+  // Each round is known by its position in the pooled sorted values, so a resample is kept as
+  // counts per position and its median read by walking the counts: no sort per resample, and
+  // exactly the medians that sorting the drawn values gives (the same draws, the same values).
+  const total = pooled.length;
+  const order = runs.flat().map((v, i) => ({ v, i })).sort((p, q) => p.v - q.v || p.i - q.i);
+  const positionOf = new Int32Array(total);
+  order.forEach((e, rank) => (positionOf[e.i] = rank));
+  const positions: Int32Array[] = [];
+  let offset = 0;
+  for (const run of runs) {
+    positions.push(positionOf.subarray(offset, offset + run.length));
+    offset += run.length;
+  }
+  const counts = new Int32Array(total);
   const out = new Float64Array(settings.resamples);
   // One index stream per distinct length, all from the same generator: deterministic for a
   // given seed and data.
-  const drawers = new Map<number, () => number>();
-  const drawer = (n: number): (() => number) => {
-    let draw = drawers.get(n);
-    if (!draw) drawers.set(n, (draw = uniformIndices(rng, n)));
-    return draw;
-  };
+  const drawer = indexDrawers(rng);
   const pickRun = drawer(runs.length);
+  // Each run's drawer looked up once (the closures are made here, before any draw, so the
+  // stream of draws is the same as looking them up on the way).
+  const pickRounds = runs.map((r) => drawer(r.length));
   for (let b = 0; b < settings.resamples; b++) {
+    counts.fill(0);
     let size = 0;
     for (let r = 0; r < runs.length; r++) {
-      const run = runs[pickRun()] as readonly number[];
-      const pickRound = drawer(run.length);
-      for (let i = 0; i < run.length; i++) scratch[size++] = run[pickRound()] as number;
+      const picked = pickRun();
+      const at = positions[picked] as Int32Array;
+      const pickRound = pickRounds[picked] as () => number;
+      for (let i = 0; i < at.length; i++) {
+        const position = at[pickRound()] as number;
+        counts[position] = (counts[position] as number) + 1;
+      }
+      size += at.length;
     }
-    const drawn = scratch.subarray(0, size).sort();
-    const mid = size >> 1;
-    out[b] = size % 2 === 1 ? (drawn[mid] as number) : ((drawn[mid - 1] as number) + (drawn[mid] as number)) / 2;
+    // 0-based ranks of the middle value(s) of the resample.
+    const lowRank = (size - 1) >> 1;
+    const highRank = size >> 1;
+    let seen = 0;
+    let low = -1;
+    let i = 0;
+    for (; i < total; i++) {
+      seen += counts[i] as number;
+      if (low < 0 && seen > lowRank) low = i;
+      if (seen > highRank) break;
+    }
+    out[b] = lowRank === highRank ? (pooled[low] as number) : ((pooled[low] as number) + (pooled[i] as number)) / 2;
   }
   out.sort();
   const medians = Array.from(out);

@@ -2,10 +2,11 @@
 // pairing: a round's ratio is formed from two values measured in that same round, and a
 // bootstrap resample draws whole rounds, so a pair is never split.
 import { BenchfleetError } from '../../shared/errors.ts';
+import { exactBootstrapMedianQuantiles } from './exact-median-bootstrap.ts';
 import type { Rng } from '../../shared/prng.ts';
 import type { BootstrapSettings, Interval } from './interval.ts';
 import { median } from './quantile.ts';
-import { sortSamples } from './sorted-samples.ts';
+import { sortSamples, type SortedSamples } from './sorted-samples.ts';
 import { uniformIndices } from './uniform-indices.ts';
 
 /** The two values of one round that form its ratio. */
@@ -25,17 +26,22 @@ export function pairedRatios(pairs: readonly RoundPair[]): number[] {
 /**
  * The median over rounds of the paired ratios numerator/denominator, with a two-sided
  * percentile bootstrap interval (Efron & Tibshirani, "An Introduction to the Bootstrap",
- * 1993, ch. 13): `resamples` times, draw n rounds with replacement from the n rounds (a drawn
- * round brings its own pair), take the median of their ratios; the interval is the
- * (1 - confidence)/2 and (1 + confidence)/2 quantiles (type 7) of those medians. The stream
- * of `rng` fixes the resamples, so the same pairs and seed give the same interval anywhere.
+ * 1993, ch. 13): the (1 - confidence)/2 and (1 + confidence)/2 quantiles of the median of n
+ * rounds drawn with replacement from the n rounds (a drawn round brings its own pair). That
+ * distribution is known exactly (exact-median-bootstrap.ts), so no resampling is done; only
+ * an even count above EXACT_EVEN_MAX rounds resamples `resamples` times from the stream of
+ * `rng` and takes type 7 quantiles, as before.
  */
 export function pairedMedianRatio(pairs: readonly RoundPair[], settings: BootstrapSettings, rng: Rng): Interval {
   const ratios = pairedRatios(pairs);
   const sorted = sortSamples(ratios, 'paired ratios');
   const estimate = median(sorted);
   const alpha = 1 - settings.confidence;
-  const [lo, hi] = bootstrapMedianQuantiles(sorted, settings.resamples, rng, [alpha / 2, 1 - alpha / 2]) as [number, number];
+  const ps = [alpha / 2, 1 - alpha / 2];
+  if (!Number.isInteger(settings.resamples) || settings.resamples < 1) throw new BenchfleetError('USAGE', `--resamples must be a positive integer, got ${settings.resamples}`);
+  // Exact where the distribution is known (every odd count, even counts up to EXACT_EVEN_MAX);
+  // resampled only beyond.
+  const [lo, hi] = (exactBootstrapMedianQuantiles(sorted, ps) ?? bootstrapMedianQuantiles(sorted, settings.resamples, rng, ps)) as [number, number];
   return { median: estimate, lo, hi };
 }
 
@@ -49,7 +55,7 @@ export function pairedMedianRatio(pairs: readonly RoundPair[], settings: Bootstr
  * that of the textbook algorithm (draw, sort, take the median, sort the medians), at a
  * fraction of its cost: a study summary computes 714 of these.
  */
-function bootstrapMedianQuantiles(sorted: readonly number[], resamples: number, rng: Rng, ps: readonly number[]): number[] {
+export function bootstrapMedianQuantiles(sorted: SortedSamples, resamples: number, rng: Rng, ps: readonly number[]): number[] {
   if (!Number.isInteger(resamples) || resamples < 1) throw new BenchfleetError('USAGE', `--resamples must be a positive integer, got ${resamples}`);
   const n = sorted.length;
   const counts = new Int32Array(n);

@@ -24,6 +24,8 @@ export interface RepetitionPlan {
   optimalRounds: number | null;
   /** Repeats per round, kept as measured: the plan's repeats are shared by every arm. */
   repeats: number;
+  /** Runs that the within-run variance alone implies, from S_2^2 / n_2 (a run's mean varies at least that much); a floor for `runs`. */
+  runsFromWithin: number | null;
   /** One-sided 95% upper confidence bound of the variance of one run's mean, (n_3 - 1) S_3^2 / chi^2_{0.05, n_3 - 1}. */
   runVarianceUpper: number | null;
   /** Why a count is null, or what a count rests on. */
@@ -50,17 +52,26 @@ function runsFor(variance: number, halfWidth: number, max: number): number | nul
  * varies by S_3^2 = T_3^2 + T_2^2 / n_2 + T_1^2 / (n_2 n_1) in expectation, and (n_3 - 1)
  * S_3^2 / E[S_3^2] is chi-square on n_3 - 1 degrees of freedom for normal run means, so the
  * bound needs no subtraction and no clamp. With two runs (one degree of freedom) the bound is
- * 254 S_3^2: two runs that happen to agree do not make "2 runs suffice".
+ * 254 S_3^2: two runs that happen to agree do not make "2 runs suffice", so with two runs the
+ * answer is "measure a third run first". V is never below S_2^2 / n_2, the part of a run
+ * mean's variance that its own rounds imply, so two runs whose means happen to coincide
+ * cannot talk the count down.
  */
 export function recommendRepetitions(components: VarianceComponents, repeats: number, costs: RepetitionCosts, halfWidth: number): RepetitionPlan {
   const { runs, rounds, repeats: reps } = components;
-  const base = { runs: null, runsAtEstimate: null, rounds: Math.round(rounds?.perParent ?? 1), optimalRounds: null, repeats, runVarianceUpper: null };
-  if (runs === null) return { ...base, reason: 'needs at least two runs to estimate run-to-run variance' };
+  // A run's mean varies at least as much as its rounds make it (S_2^2 / n_2): however the
+  // runs' means happen to fall, no count below the one this implies can be right.
+  const fromWithin = rounds === null ? null : runsFor(rounds.biased / rounds.perParent, halfWidth, MAX_RUNS);
+  const base = { runs: null, runsAtEstimate: null, runsFromWithin: fromWithin, rounds: Math.round(rounds?.perParent ?? 1), optimalRounds: null, repeats, runVarianceUpper: null };
+  const floor = fromWithin === null ? '' : `; the within-run variance alone implies at least ${fromWithin} runs of ${base.rounds} rounds`;
+  const capped = fromWithin === null && rounds !== null ? `; the within-run variance alone implies more than ${MAX_RUNS} runs of ${base.rounds} rounds (search capped)` : '';
+  if (runs === null) return { ...base, reason: `needs at least two runs to estimate run-to-run variance${floor}${capped}` };
   if (rounds === null) return { ...base, reason: 'needs at least two rounds per run' };
-  if (runs.biased === 0) return { ...base, reason: 'the runs\' means are identical, which measures no variance at all; compare more runs' };
-  const upper = ((runs.df * runs.biased) / chiSquareQuantile(1 - UPPER_BOUND_LEVEL, runs.df));
-  const needed = runsFor(upper, halfWidth, MAX_RUNS);
-  const atEstimate = runsFor(runs.biased, halfWidth, MAX_RUNS);
+  if (runs.df < 2) return { ...base, reason: `measure a third run first: two runs give the run-to-run variance one degree of freedom, whose 95% upper bound is 254 times what they show${floor}${capped}` };
+  if (runs.biased === 0) return { ...base, reason: `the runs' means are identical, which measures no variance at all; compare more runs${floor}${capped}` };
+  const upper = Math.max((runs.df * runs.biased) / chiSquareQuantile(1 - UPPER_BOUND_LEVEL, runs.df), rounds.biased / rounds.perParent);
+  const needed = fromWithin === null ? null : runsFor(upper, halfWidth, MAX_RUNS);
+  const atEstimate = runsFor(Math.max(runs.biased, rounds.biased / rounds.perParent), halfWidth, MAX_RUNS);
   const perRound = rounds.variance + (reps?.variance ?? 0) / repeats;
   const reasons: string[] = [];
   let optimalRounds: number | null = null;
@@ -71,6 +82,6 @@ export function recommendRepetitions(components: VarianceComponents, repeats: nu
   } else {
     reasons.push('no cost-optimal rounds per run: the run variance estimate T_3^2 is 0 (clamped), which is no basis for one');
   }
-  if (needed === null) reasons.push(`more than ${MAX_RUNS} runs needed at the 95% upper bound of the run variance (search capped at ${MAX_RUNS})`);
-  return { runs: needed, runsAtEstimate: atEstimate, rounds: base.rounds, optimalRounds, repeats, runVarianceUpper: upper, reason: reasons.length > 0 ? reasons.join('; ') : null };
+  if (needed === null) reasons.push(`more than ${MAX_RUNS} runs needed at the 95% upper bound of the run variance (search capped at ${MAX_RUNS}); more rounds per run or a quieter machine shrink it`);
+  return { runs: needed, runsAtEstimate: atEstimate, runsFromWithin: fromWithin, rounds: base.rounds, optimalRounds, repeats, runVarianceUpper: upper, reason: reasons.length > 0 ? reasons.join('; ') : null };
 }

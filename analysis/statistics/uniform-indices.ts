@@ -40,3 +40,16 @@ export function uniformIndices(rng: Rng, n: number): () => number {
     }
   };
 }
+
+/**
+ * One index drawer per bound, all from `rng` and made on first use: a resampler that draws from
+ * sets of several sizes (runs of unequal length) gets the same stream for the same calls.
+ */
+export function indexDrawers(rng: Rng): (n: number) => () => number {
+  const drawers = new Map<number, () => number>();
+  return (n) => {
+    let draw = drawers.get(n);
+    if (!draw) drawers.set(n, (draw = uniformIndices(rng, n)));
+    return draw;
+  };
+}

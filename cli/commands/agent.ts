@@ -37,7 +37,7 @@ export const agentCommand: CommandModule<object, Args> = {
       .option('fatal-exit-code', {
         type: 'number',
         default: FATAL_AUTH_EXIT_CODE,
-        describe: 'Exit code when the coordinator refuses this agent for good (wrong token, name in use, another protocol version), so a service manager does not restart it; launchd: 0',
+        describe: 'Exit code when the coordinator refuses this agent for good (wrong token, name in use or taken over by another agent, another protocol version), so a service manager does not restart it; launchd: 0',
       })
       .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
   handler: async (args) => {

@@ -23,8 +23,8 @@ export const analyzeCommand: CommandModule<object, Args> = {
     y
       .positional('raw', { type: 'string', demandOption: true, describe: 'Raw records (<policy>.jsonl)' })
       .positional('summary', { type: 'string', demandOption: true, describe: 'Summary to write (<policy>.summary.json)' })
-      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed, recorded in the summary' })
-      .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Bootstrap resamples' })
+      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed, recorded in the summary (used only where the exact bootstrap is not: an even count of more than 1,000 rounds)' })
+      .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Bootstrap resamples, likewise only for more than 1,000 rounds (the bootstrap of a median is otherwise computed exactly)' })
       .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing on success (warnings still go to stderr)' })
       .example('$0 analyze results/ryzen/pages.jsonl results/ryzen/pages.summary.json', 'summarize one raw file'),
   handler: async (args) => {

@@ -1,10 +1,13 @@
 // `benchfleet compare RUN|DIR ...`: run-to-run variation for what it is. Groups the runs by
 // machine, policy, kernel and arm and gives each run's within-run interval, a t interval
-// across runs, a calibrated verdict (stable, unstable, inconclusive, failed), Kalibera &
+// across runs, a calibrated rank-based verdict (stable, run effect within margin, unstable,
+// unstable beyond margin, inconclusive, failed), Kalibera &
 // Jones' variance components and recommended repetitions. `--fail-on` makes it a CI gate.
 import type { CommandModule } from 'yargs';
-import { buildComparison, DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../analysis/compare/compare.ts';
-import type { Comparison } from '../../analysis/compare/compare-types.ts';
+import { buildComparisonOnThreads } from '../../analysis/compare/compare-threads.ts';
+import { DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../analysis/compare/compare.ts';
+import type { CompareGroup, Comparison } from '../../analysis/compare/compare-types.ts';
+import { RUN_EFFECT_VERDICTS } from '../../analysis/statistics/run-effect.ts';
 import { loadRuns } from '../../analysis/compare/compare-load.ts';
 import { renderComparison, type CompareFormat } from '../../analysis/compare/compare-render.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts';
@@ -34,15 +37,31 @@ interface Args {
 }
 
 const GATE_EXIT_CODE = EXIT_GATE;
-export const COMPARE_GATES = ['unstable', 'inconclusive', 'failures'] as const;
+export const COMPARE_GATES = ['unstable', 'beyond-margin', 'run-effect', 'inconclusive', 'failed', 'failures'] as const;
+type Gate = (typeof COMPARE_GATES)[number];
 
-/** The gates of `--fail-on` that these groups trip, e.g. ["unstable"]. */
-export function trippedGates(comparison: Comparison, gates: readonly string[]): string[] {
-  const tripped: string[] = [];
-  if (gates.includes('unstable') && comparison.groups.some((g) => g.verdict === 'unstable')) tripped.push('unstable');
-  if (gates.includes('inconclusive') && comparison.groups.some((g) => g.verdict === 'inconclusive')) tripped.push('inconclusive');
-  if (gates.includes('failures') && comparison.groups.some((g) => g.failures > 0)) tripped.push('failures');
-  return tripped;
+/** Which groups trip each gate: what `--fail-on` means, in one place. */
+const GATE_TRIPS: Record<Gate, { words: string; trips: (g: CompareGroup) => boolean }> = {
+  unstable: { words: 'unstable (a run effect not shown within the margin)', trips: (g) => g.verdict === 'unstable' || g.verdict === 'unstable-beyond-margin' },
+  'beyond-margin': { words: 'unstable beyond the margin', trips: (g) => g.verdict === 'unstable-beyond-margin' },
+  'run-effect': { words: 'with a run effect (within the margin or not)', trips: (g) => (RUN_EFFECT_VERDICTS as readonly string[]).includes(g.verdict) },
+  inconclusive: { words: 'inconclusive (could not be judged)', trips: (g) => g.verdict === 'inconclusive' },
+  failed: { words: 'failed (no verdict: samples failed their checks)', trips: (g) => g.verdict === 'failed' },
+  failures: { words: 'with failed samples', trips: (g) => g.failures > 0 },
+};
+
+/** The gates of `--fail-on` that these groups trip, each with the groups that trip it. */
+export function trippedGates(comparison: Comparison, gates: readonly string[]): { gate: Gate; groups: CompareGroup[] }[] {
+  return COMPARE_GATES.filter((gate) => gates.includes(gate))
+    .map((gate) => ({ gate, groups: comparison.groups.filter(GATE_TRIPS[gate].trips) }))
+    .filter((t) => t.groups.length > 0);
+}
+
+/** The gate's lines for stderr: a summary line, then every group that tripped it with why. */
+export function gateReport(tripped: readonly { gate: Gate; groups: readonly CompareGroup[] }[]): string {
+  const lines = [`compare: --fail-on ${tripped.map((t) => t.gate).join(', ')}: ${tripped.map((t) => `${t.groups.length} group(s) ${GATE_TRIPS[t.gate].words}`).join(', ')}`];
+  for (const t of tripped) for (const g of t.groups) lines.push(`  ${t.gate}: ${g.machine} / ${g.policy} / ${g.kernel} / ${g.arm}: ${g.reason}`);
+  return `${lines.join('\n')}\n`;
 }
 
 export const compareCommand: CommandModule<object, Args> = {
@@ -63,7 +82,7 @@ export const compareCommand: CommandModule<object, Args> = {
       .option('run-cost', { type: 'number', default: DEFAULT_RUN_COST_SECONDS, describe: 'Seconds one more run costs beyond its rounds (start-up, warm-up), for the recommendation' })
       .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP_SEED, describe: 'Bootstrap seed' })
       .option('resamples', { type: 'number', default: DEFAULT_RESAMPLES, describe: 'Resamples of the diagnostic hierarchical bootstrap' })
-      .option('margin', { type: 'number', default: DEFAULT_MARGIN * 100, describe: 'Practical-equivalence margin in percent: "stable" only when every two runs are shown to differ by less' })
+      .option('margin', { type: 'number', default: DEFAULT_MARGIN * 100, describe: 'Practical-equivalence margin in percent: "stable" only when every two runs are shown to differ by less, "unstable beyond margin" only when two are shown to differ by more' })
       .option('alpha', { type: 'number', default: DEFAULT_ALPHA, describe: 'Level of the verdict\'s tests: the false-alarm rate of "unstable" when runs do not differ' })
       .option('include-failed', { type: 'boolean', default: false, describe: 'Give a verdict for groups whose samples failed checks (default: verdict "failed")' })
       .option('fail-on', {
@@ -71,11 +90,13 @@ export const compareCommand: CommandModule<object, Args> = {
         array: true,
         default: [],
         choices: COMPARE_GATES,
-        describe: `Exit ${GATE_EXIT_CODE} when a group is unstable, inconclusive, or has failed samples (after printing everything)`,
+        describe:
+          `Exit ${GATE_EXIT_CODE} after printing everything when some group is: unstable (a run effect not shown within --margin), beyond-margin (two runs shown more than --margin apart), ` +
+          `run-effect (any run effect, even one within the margin), inconclusive (could not be judged: one run, one round, too few rounds), failed (no verdict: checks failed), failures (any failed sample); stderr lists the groups`,
       })
       .example('$0 compare 20261130-031502-k3v9x2 20261201-091210-p0c4md --data /srv/benchfleet --machine ryzen', 'two runs of one machine')
       .example('$0 compare results/monday results/friday --kernel aes-cbc-decrypt --json', 'two result folders, as JSON')
-      .example('$0 compare 20261130-031502-k3v9x2 20261130-043318-7qz1ha 20261130-055140-m2d8xe --data /srv/benchfleet --fail-on unstable failures', `a CI gate: exit ${GATE_EXIT_CODE} on a run effect or a failed check`)
+      .example('$0 compare 20261130-031502-k3v9x2 20261130-043318-7qz1ha 20261130-055140-m2d8xe --data /srv/benchfleet --fail-on beyond-margin inconclusive failures', `a CI gate: exit ${GATE_EXIT_CODE} when two runs differ by more than the margin, a group could not be judged, or a check failed`)
       .epilogue(`Exit codes: 0 done, 1 error, 2 bad usage, ${GATE_EXIT_CODE} a --fail-on gate tripped. docs/statistics.md defines every figure.`),
   handler: async (args) => {
     checkSeed(args.seed);
@@ -89,7 +110,7 @@ export const compareCommand: CommandModule<object, Args> = {
     const format: CompareFormat = chosen[0] ?? (process.stdout.isTTY === true ? 'text' : 'markdown');
     const skipped: string[] = [];
     const runs = await loadRuns(args.runs, args.data, skipped);
-    const comparison = buildComparison(runs, {
+    const comparison = await buildComparisonOnThreads(runs, {
       seed: args.seed,
       resamples: args.resamples,
       target: args.target / 100,
@@ -106,7 +127,7 @@ export const compareCommand: CommandModule<object, Args> = {
     process.stdout.write(renderComparison(comparison, format));
     const tripped = trippedGates(comparison, args['fail-on']);
     if (tripped.length > 0) {
-      process.stderr.write(`compare: --fail-on ${tripped.join(', ')}: ${tripped.map((t) => `${comparison.groups.filter((g) => (t === 'failures' ? g.failures > 0 : g.verdict === t)).length} group(s) ${t === 'failures' ? 'with failed samples' : t}`).join(', ')}\n`);
+      process.stderr.write(gateReport(tripped));
       process.exitCode = GATE_EXIT_CODE;
     }
   },

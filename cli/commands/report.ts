@@ -29,7 +29,7 @@ export const reportCommand: CommandModule<object, Args> = {
   builder: (y) =>
     y
       .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'Result folders: DIR/<policy>.jsonl or a run folder DIR/<machine>/<policy>.jsonl' })
-      .option('arm', { type: 'string', describe: 'Arm to show (default taskpool-8-batched, else the widest batched taskpool arm present)' })
+      .option('arm', { type: 'string', describe: 'Arm to show (default taskpool-8-batched, else the widest batched taskpool arm present, else the widest other pool arm)' })
       .option('markdown', { type: 'boolean', default: false, describe: 'Markdown table (the default when stdout is not a terminal)' })
       .option('text', { type: 'boolean', default: false, describe: 'Aligned text table (the default on a terminal)' })
       .option('json', { type: 'boolean', default: false, describe: 'The report object as JSON' })

@@ -28,7 +28,7 @@ export const statusCommand: CommandModule<object, Args> = {
       printLine(
         formatTable(
           ['run', 'state', 'machines'],
-          status.runs.map((r) => [r.runId, r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${m.state} ${m.done}/${m.total}`).join(', ')]),
+          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${m.state} ${m.done}/${m.total}`).join(', ')]),
         ),
       );
     } finally {

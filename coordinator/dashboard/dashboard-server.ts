@@ -18,8 +18,9 @@ import { CompareCache } from './compare-cache.ts';
 import { historyApi } from './history-api.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
 import type { DashboardSource } from './dashboard-source.ts';
-import { LoginLimiter } from './login-limiter.ts';
+import { LoginLimiter } from '../login-limiter.ts';
 import { RunViews } from './run-views.ts';
+import { decodeSegment } from '../request-path.ts';
 import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } from './sessions.ts';
 
 const log = createLogger('dashboard');
@@ -71,6 +72,8 @@ export class Dashboard {
     await checkWebBundle(this.assets);
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((error: unknown) => {
+        // A request the client got wrong (a malformed escape in its path) is its mistake, not ours: no error in the log.
+        if (error instanceof BenchfleetError && error.code === 'PROTOCOL' && !res.headersSent) return this.sendJson(res, 400, { error: error.message });
         log.error(`${req.method ?? '?'} ${req.url ?? '?'}: ${errorMessage(error)}`);
         if (!res.headersSent) this.sendJson(res, 500, { error: 'internal error; see the coordinator log' });
         else res.destroy();
@@ -223,14 +226,14 @@ export class Dashboard {
     if (history !== null) return this.sendJson(res, history.status, history.body);
     const file = /^\/api\/runs\/([^/]+)\/files\/(.+)$/.exec(path);
     if (file) {
-      const target = await this.views.downloadPath(decodeURIComponent(file[1] as string), decodeURIComponent(file[2] as string));
+      const target = await this.views.downloadPath(decodeSegment(file[1] as string), decodeSegment(file[2] as string));
       if (target === null) return this.sendJson(res, 404, { error: 'no such file in this run (downloads are the files its manifest lists)' });
       res.setHeader('Content-Disposition', `attachment; filename="${posix.basename(target).replace(/[^A-Za-z0-9._-]/g, '_')}"`);
       return this.sendFile(res, target, 'application/octet-stream');
     }
     const run = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (run) {
-      const view = await this.views.view(decodeURIComponent(run[1] as string));
+      const view = await this.views.view(decodeSegment(run[1] as string));
       if (view === null) return this.sendJson(res, 404, { error: 'no such run' });
       return this.sendJson(res, 200, view);
     }

@@ -34,6 +34,8 @@ export interface RunListItem {
   machines: MachineProgressView[];
   /** Samples that failed a check, from the stored summaries; null until they exist. */
   failures: number | null;
+  /** Why a delivering run has not finished: its finalization failed and is retried (RunSummary.finalizing); null otherwise. */
+  finalizing: string | null;
 }
 
 export interface FleetAgentView {

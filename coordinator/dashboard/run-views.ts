@@ -15,6 +15,7 @@ import type { RunSummary } from '../../shared/protocol/events.ts';
 import type { DownloadView, FleetView, ManifestStatusView, RunListItem, RunView } from './dashboard-views.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
 import { ProgressClock } from './progress-clock.ts';
+import { confinedPath } from '../request-path.ts';
 
 const log = createLogger('dashboard');
 const MAX_MANIFEST_PROBLEMS = 10;
@@ -55,6 +56,7 @@ export class RunViews {
       createdAt: run.createdAt,
       finishedAt: finalized?.finishedAt ?? null,
       failures: finalized?.failures ?? null,
+      finalizing: run.finalizing ?? null,
       machines: Object.entries(run.machines)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([name, m]) => ({
@@ -118,7 +120,8 @@ export class RunViews {
     if (run === null) return null;
     const finalized = await this.finalizedOf(run);
     if (!finalized?.downloads.some((d) => d.path === path)) return null;
-    return join(this.source.runDir(runId), ...path.split('/'));
+    // The manifest on disk is what lists `path`: never serve anything outside the run folder.
+    return confinedPath(this.source.runDir(runId), path);
   }
 
   private async affinityOf(machine: string, runs: readonly RunSummary[]): Promise<number[] | null> {

@@ -171,6 +171,11 @@ export interface RunSummary {
   /** When a control client cancelled the run, if one did. */
   cancelledAt?: string | null;
   machines: Record<string, MachineRunState>;
+  /**
+   * Why the run is still delivering after its machines ended: its finalization failed and is
+   * retried, e.g. "finalizing failed: ENOSPC ...; retrying in 8 s". Absent otherwise; not stored.
+   */
+  finalizing?: string;
 }
 
 export type ControlToCoordinator = {

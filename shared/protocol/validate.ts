@@ -3,12 +3,13 @@
 // implementation, or simply broken. Each returns the typed value or throws a PROTOCOL error
 // that names the field at fault.
 import { unpack } from 'msgpackr';
-import { BenchfleetError } from '../errors.ts';
+import { BenchfleetError, isErrorCode } from '../errors.ts';
 import { describeBadMachineName, validMachineName } from '../machine-name.ts';
 import { macosFactsProblem, type MacosFacts } from '../macos-facts.ts';
-import { isPolicy } from '../policies.ts';
+import { isPolicy, type Policy } from '../policies.ts';
 import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_LINE_BYTES, MAX_PLAN_BYTES } from './limits.ts';
-import type { AgentAuth, AgentHeartbeat, ControlAuth, MachineFacts, RecordBatch, RunFinished, RunProgress } from './events.ts';
+import type { AgentAuth, AgentHeartbeat, BatchAck, ControlAuth, LifecycleState, MachineFacts, RecordBatch, ResumePoint, RunAssignment, RunFinished, RunProgress } from './events.ts';
+import { MAX_RECORD_NESTING, nestsDeeperThan } from './json-nesting.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -107,6 +108,7 @@ export function decodeRecordBatch(bytes: unknown): RecordBatch {
   lines.forEach((line, i) => {
     if (typeof line !== 'string' || line.includes('\n')) fail(`batch.lines[${i}]`, 'must be one JSON line without a newline');
     if (line.length > MAX_LINE_BYTES) fail(`batch.lines[${i}]`, `is longer than ${MAX_LINE_BYTES} characters`);
+    if (nestsDeeperThan(line, MAX_RECORD_NESTING)) fail(`batch.lines[${i}]`, `nests deeper than ${MAX_RECORD_NESTING} levels; no record does`);
   });
   return { runId: validateRunId(o['runId'], 'batch.runId'), policy, fromSeq: int(o, 'fromSeq', 'batch'), lines: lines as string[] };
 }
@@ -154,4 +156,66 @@ export function validateHeartbeat(value: unknown): AgentHeartbeat {
   const load = o['loadAverage'];
   if (!Array.isArray(load) || load.length !== 3 || !load.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0)) fail('heartbeat.loadAverage', 'must be three non-negative numbers');
   return { loadAverage: [load[0] as number, load[1] as number, load[2] as number] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the agent receives from the coordinator: checked as the coordinator checks the agent.
+
+const SHA256 = /^[0-9a-f]{64}$/;
+const LIFECYCLE_STATES: ReadonlySet<string> = new Set<LifecycleState>(['queued', 'assigned', 'running', 'delivering', 'completed', 'failed', 'cancelled']);
+
+export function validateAssignment(value: unknown): RunAssignment {
+  const o = obj(value, 'assignment');
+  const machine = str(o, 'machine', 'assignment', 64);
+  if (!validMachineName(machine)) throw new BenchfleetError('MACHINE_NAME_INVALID', `assignment.machine ${describeBadMachineName(machine)}`);
+  const planSha256 = str(o, 'planSha256', 'assignment', 64);
+  if (!SHA256.test(planSha256)) fail('assignment.planSha256', 'must be a SHA256 in lower-case hex');
+  return { runId: validateRunId(o['runId'], 'assignment.runId'), machine, planText: str(o, 'planText', 'assignment', MAX_PLAN_BYTES), planSha256 };
+}
+
+/**
+ * The answer to a batch of `count` lines sent from `fromSeq`: taken, `next` is where the
+ * coordinator's copy now ends, which lies within what was sent (it cannot have taken less than
+ * it had, or more than it got); refused, a code, a message and where its copy ends (or null).
+ */
+export function validateBatchAck(value: unknown, fromSeq: number, count: number): BatchAck {
+  const o = obj(value, 'batch ack');
+  if (o['ok'] === true) {
+    const next = int(o, 'next', 'batch ack');
+    if (next < fromSeq || next > fromSeq + count) fail('batch ack.next', `is ${next}, outside the batch sent (lines ${fromSeq} to ${fromSeq + count})`);
+    return { ok: true, next };
+  }
+  if (o['ok'] !== false) fail('batch ack.ok', 'must be true or false');
+  // A code this version does not know is still a refusal (as fromFailure reads it).
+  const code = isErrorCode(o['code']) ? o['code'] : 'PROTOCOL';
+  const next = o['next'] === null ? null : int(o, 'next', 'batch ack');
+  return { ok: false, code, message: str(o, 'message', 'batch ack'), next };
+}
+
+/**
+ * Where the coordinator's copy of run `runId` stands, for the policies the agent holds: the
+ * answer must be about that run, and say a line count per policy no larger than the agent's own
+ * file has (`held`): the coordinator can only have lines the agent sent.
+ */
+export function validateResumePoint(value: unknown, runId: string, held: Readonly<Partial<Record<Policy, number>>>): ResumePoint {
+  const o = obj(value, 'resume point');
+  const id = validateRunId(o['runId'], 'resume point.runId');
+  if (id !== runId) fail('resume point.runId', `is ${id}, not the run asked about (${runId})`);
+  const wanted = o['wanted'];
+  if (typeof wanted !== 'boolean') fail('resume point.wanted', 'must be true or false');
+  const nextObj = obj(o['next'], 'resume point.next');
+  const next: ResumePoint['next'] = {};
+  for (const [k, v] of Object.entries(nextObj)) {
+    if (!isPolicy(k)) fail(`resume point.next.${k}`, 'is not a reset policy');
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(`resume point.next.${k}`, 'must be a count');
+    const have = held[k];
+    if (have === undefined) fail(`resume point.next.${k}`, 'names a policy this run does not have');
+    if (v > have) fail(`resume point.next.${k}`, `is ${v}, more lines than this agent has written (${have})`);
+    next[k] = v;
+  }
+  const state = o['state'];
+  if (state !== undefined && (typeof state !== 'string' || !LIFECYCLE_STATES.has(state))) fail('resume point.state', 'must be a lifecycle state');
+  const message = o['message'];
+  if (message !== undefined && typeof message !== 'string') fail('resume point.message', 'must be a string');
+  return { runId: id, next, wanted, ...(state !== undefined ? { state: state as LifecycleState } : {}), ...(message !== undefined ? { message } : {}) };
 }

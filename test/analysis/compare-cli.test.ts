@@ -24,7 +24,10 @@ test('compare reads runs from the data folder and prints JSON groups', async () 
     // The two runs differ by a factor 1.5: --fail-on unstable prints everything, then exits 3.
     const result = await runCli(['compare', 'r-1', 'r-2', '--data', data, '--machine', 'ryzen', '--json', '--resamples', '1000', '--fail-on', 'unstable']);
     assert.equal(result.code, 3, result.stderr);
-    assert.equal(result.stderr, 'compare: --fail-on unstable: 1 group(s) unstable\n');
+    assert.equal(
+      result.stderr,
+      'compare: --fail-on unstable: 1 group(s) unstable (a run effect not shown within the margin)\n  unstable: ryzen / pages / aes-cbc-decrypt / taskpool-8-batched: two runs are shown to differ by more than the margin\n',
+    );
     const json = JSON.parse(result.stdout) as { groups: { machine: string; runs: { run: string; median: number }[]; verdict: string }[] };
     assert.equal(json.groups.length, 1);
     assert.equal(json.groups[0]?.machine, 'ryzen');
@@ -32,14 +35,14 @@ test('compare reads runs from the data folder and prints JSON groups', async () 
     // The synthetic runs have 2% round noise around 7.42x and 4.80x.
     assert.ok(Math.abs((json.groups[0]?.runs[0]?.median ?? 0) / 7.42 - 1) < 0.03);
     assert.ok(Math.abs((json.groups[0]?.runs[1]?.median ?? 0) / 4.8 - 1) < 0.03);
-    assert.equal(json.groups[0]?.verdict, 'unstable');
+    assert.equal(json.groups[0]?.verdict, 'unstable-beyond-margin');
 
     // A run folder by path works without --data; markdown on a pipe.
     const byPath = await runCli(['compare', join(data, 'runs', 'r-1'), join(data, 'runs', 'r-2'), '--resamples', '1000']);
     assert.equal(byPath.code, 0, byPath.stderr);
     assert.match(byPath.stdout, /^### Machines side by side: pages, taskpool-8-batched/m);
     assert.match(byPath.stdout, /^### ryzen \/ pages \/ aes-cbc-decrypt \/ taskpool-8-batched \(plan aaaaaaaaaaaa\)$/m);
-    assert.match(byPath.stdout, /^- verdict: unstable$/m);
+    assert.match(byPath.stdout, /^- verdict: unstable beyond margin$/m);
 
     const twice = await runCli(['compare', 'r-1', join(data, 'runs', 'r-1'), '--data', data]);
     assert.equal(twice.code, 2);

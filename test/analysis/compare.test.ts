@@ -12,6 +12,8 @@ import { createRng } from '../../shared/prng.ts';
 import type { SampleRecord } from '../../shared/records.ts';
 import { runMeanInterval } from '../../analysis/statistics/run-mean-interval.ts';
 import { testRunEffect } from '../../analysis/statistics/run-effect.ts';
+import { studentTQuantile } from '../../analysis/statistics/distributions.ts';
+import { gateReport, trippedGates } from '../../cli/commands/compare.ts';
 import { normal, syntheticRun, type SyntheticRun } from '../helpers/synthetic-raw.ts';
 
 function runsOf(specs: readonly (SyntheticRun & { run?: string })[]): RunInput[] {
@@ -36,9 +38,9 @@ test('compare recovers each variance component within its tolerance and flags th
   within(g.components.rounds, 0.02 ** 2, 0.25);
   within(g.components.runs, 0.24 / 7, 0.05);
   assert.deepEqual(g.runs.filter((r) => r.flagged).map((r) => r.run), ['run-7', 'run-8']);
-  assert.equal(g.verdict, 'unstable');
+  assert.equal(g.verdict, 'unstable-beyond-margin');
   assert.ok(g.test.p !== null && g.test.p < 1e-10);
-  assert.match(g.message, /^4\.\d\dx to 7\.\d\dx across 8 runs; unstable: the F test finds a run effect \(p < 0\.0001\); largest run deviation \+\d+\.\d% \(run-\d\); standing out: run-7, run-8$/);
+  assert.match(g.message, /^4\.\d\dx to 7\.\d\dx across 8 runs; unstable beyond margin: two runs are shown to differ by more than 5% \(rank test p < 0\.0001\); largest difference from the other runs \+\d+\.\d% \(run-[78], median of round differences\); standing out: run-7, run-8$/);
   // The across-run interval spans the two clusters of runs; no within-run interval does.
   assert.ok(g.acrossRuns && g.acrossRuns.lo < 5.5 && g.acrossRuns.hi > 5.5, JSON.stringify(g.acrossRuns));
   assert.ok(g.runs.every((r) => r.interval !== null && r.interval.hi - r.interval.lo < 0.5 && r.interval.coverage > 0.95));
@@ -47,7 +49,7 @@ test('compare recovers each variance component within its tolerance and flags th
 test('runs that agree are called stable; the study\'s two runs are unstable; one run is inconclusive', () => {
   const agree = buildComparison(runsOf([1, 2, 3].map((seed) => ({ seed, rounds: 7, repeats: 4 }))), { resamples: 1000 }).groups[0];
   assert.equal(agree?.verdict, 'stable');
-  assert.match(agree?.message ?? '', /across 3 runs; stable: every two runs are shown to differ by less than 5% \(p = [\d.]+\); largest run deviation [+-]\d\.\d% \(run-\d\)$/);
+  assert.match(agree?.message ?? '', /across 3 runs; stable: no run effect found, and every two runs are shown to differ by less than 5% \(rank test p = [\d.]+\); largest difference from the other runs [+-]\d\.\d% \(run-\d, median of round differences\)$/);
   assert.deepEqual(agree?.runs.map((r) => r.flagged), [false, false, false]);
 
   // The study's case: 7.42x in one run and 4.80x in the next.
@@ -58,8 +60,8 @@ test('runs that agree are called stable; the study\'s two runs are unstable; one
     ]),
     { resamples: 1000 },
   ).groups[0];
-  assert.equal(study?.verdict, 'unstable');
-  assert.match(study?.message ?? '', /^4\.\d\dx to 7\.\d\dx across 2 runs; unstable: the F test finds a run effect/);
+  assert.equal(study?.verdict, 'unstable-beyond-margin');
+  assert.match(study?.message ?? '', /^4\.\d\dx to 7\.\d\dx across 2 runs; unstable beyond margin: two runs are shown to differ by more than 5% \(rank test p = 0\.0006\)/);
   assert.deepEqual(study?.runs.map((r) => r.flagged), [false, false]);
 
   const single = buildComparison(runsOf([{ seed: 1 }]), { resamples: 500 }).groups[0];
@@ -67,7 +69,7 @@ test('runs that agree are called stable; the study\'s two runs are unstable; one
   assert.match(single?.message ?? '', /^\d\.\d\dx in 1 run; inconclusive: one run: run-to-run variation is unknown until another run is compared$/);
   assert.equal(single?.acrossRuns, null);
   assert.equal(single?.components.runs, null);
-  assert.equal(single?.recommendation.reason, 'needs at least two runs to estimate run-to-run variance');
+  assert.equal(single?.recommendation.reason, 'needs at least two runs to estimate run-to-run variance; the within-run variance alone implies at least 2 runs of 7 rounds');
 });
 
 test('the verdict and the across-run interval are computed from exactly the per-round log speedups', () => {
@@ -83,7 +85,7 @@ test('the verdict and the across-run interval are computed from exactly the per-
     return Array.from({ length: 9 }, (_, j) => Math.log(wall('native', j + 1)) - Math.log(wall('taskpool-8-batched', j + 1)));
   });
   const oracle = testRunEffect(logs, { alpha: 0.05, margin: Math.log(1.05) });
-  assert.deepEqual(g.test, { f: oracle.f, df1: 3, df2: 32, p: oracle.p });
+  assert.deepEqual(g.test, { method: 'kruskal-wallis', statistic: oracle.statistic, df: 3, p: oracle.p, meansP: oracle.meansP });
   assert.equal(g.verdict, oracle.verdict);
   const t = runMeanInterval(logs.map((l) => l.reduce((a, b) => a + b, 0) / l.length), 0.95);
   assert.deepEqual(g.acrossRuns, t && { median: Math.exp(t.center), lo: Math.exp(t.lo), hi: Math.exp(t.hi), confidence: 0.95, df: 3 });
@@ -208,11 +210,11 @@ test('the JSON has one group per machine, policy, kernel and arm with the fields
   assert.deepEqual(c.groups.map((g) => `${g.machine} ${g.policy} ${g.kernel} ${g.arm}`), ['m2pro pages aes-cbc-decrypt taskpool-8-batched', 'm2pro pages sha256 taskpool-8-batched']);
   const json = JSON.parse(renderComparison(c, 'json')) as { groups: Record<string, unknown>[] };
   const g = json.groups[0] ?? {};
-  assert.deepEqual(Object.keys(g), ['plan', 'machine', 'policy', 'kernel', 'arm', 'runs', 'failures', 'acrossRuns', 'spread', 'test', 'verdict', 'reason', 'components', 'recommendation', 'hierarchical', 'load', 'warnings', 'message']);
+  assert.deepEqual(Object.keys(g), ['plan', 'machine', 'policy', 'kernel', 'arm', 'runs', 'failures', 'acrossRuns', 'spread', 'test', 'verdict', 'reason', 'components', 'variation', 'recommendation', 'hierarchical', 'load', 'drift', 'driver', 'warnings', 'message']);
   assert.deepEqual(Object.keys((g['runs'] as Record<string, unknown>[])[0] ?? {}), ['run', 'median', 'interval', 'rounds', 'failures', 'effect', 'flagged', 'outlierRounds', 'outlierRepeats', 'loadAverage', 'roundLoad']);
   assert.deepEqual(Object.keys(g['spread'] as object), ['min', 'max']);
   assert.deepEqual(Object.keys(g['acrossRuns'] as object), ['median', 'lo', 'hi', 'confidence', 'df']);
-  assert.deepEqual(Object.keys(g['test'] as object), ['f', 'df1', 'df2', 'p']);
+  assert.deepEqual(Object.keys(g['test'] as object), ['method', 'statistic', 'df', 'p', 'meansP']);
   assert.deepEqual(Object.keys(g['hierarchical'] as object), ['median', 'lo', 'hi']);
   const both = buildComparison(merged, { resamples: 500 });
   assert.deepEqual(both.machines, ['ryzen', 'm2pro']);
@@ -220,4 +222,110 @@ test('the JSON has one group per machine, policy, kernel and arm with the fields
   assert.match(text, /^Machines side by side: pages, taskpool-8-batched/m);
   assert.match(text, /^aes-cbc-decrypt\s+r-1\s+\d\.\d\dx \[\d\.\d\d-\d\.\d\d\] 98\.4%\s+\d\.\d\dx \[/m);
   assert.throws(() => buildComparison(merged, { machine: 'nope' }), /nothing to compare for --machine nope; the runs hold machines ryzen, m2pro/);
+});
+
+/** Multiplies the arm's wall times of (run, round) by `factor`: > 1 makes the arm slower there. */
+function slowRound(inputs: RunInput[], run: number, round: number, factor: number): void {
+  const sample = inputs[run]?.files[0]?.parsed.samples.find((x) => x.record.arm === 'taskpool-8-batched' && x.record.round === round)?.record;
+  assert.ok(sample);
+  for (const r of sample.repeats) r.wallNs = Math.round(r.wallNs * factor);
+}
+
+test('one wild round does not hide a 10% run shift, and the message names the round', () => {
+  // The issue's case: three runs of 7 rounds, the last truly 10% faster, and round 4 of run 1
+  // where the arm is 3x slower. The means-based F test misses the shift (the wild round drags
+  // run 1's mean down as far as run 3's is up); the rank test does not.
+  const inputs = runsOf([0, 0, Math.log(1.1)].map((shift, i) => ({ seed: 70 + i, shift, rounds: 7, repeats: 4, roundSd: 0.02, repeatSd: 0.01 })));
+  slowRound(inputs, 0, 4, 3);
+  const g = buildComparison(inputs, { resamples: 200 }).groups[0];
+  assert.ok(g);
+  assert.ok(['unstable', 'unstable-beyond-margin'].includes(g.verdict), g.message);
+  assert.ok(g.test.meansP !== null && g.test.meansP > 0.05, `means-based p ${g.test.meansP}`);
+  assert.deepEqual(g.driver && { run: g.driver.run, round: g.driver.round }, { run: 'run-1', round: 4 });
+  assert.ok(Math.abs((g.driver?.ratio ?? 0) - 1 / 3) < 0.02, String(g.driver?.ratio));
+  assert.match(g.message, /; one round moves the means: run-1 round 4 \(0\.3\dx its run's median\); the means-based F test finds no run effect, p = 0\.\d{4} with it and a run effect, p = 0\.\d{4} without it, the rank test the same either way$/);
+  // The largest difference is the shifted run's, not the run with the wild round.
+  assert.match(g.message, /largest difference from the other runs \+\d+\.\d% \(run-3,/);
+  assert.deepEqual(g.runs[0]?.outlierRounds, [4]);
+});
+
+test('two runs whose mean log speedups coincide get no recommendation below what their rounds imply', () => {
+  // The issue's lz4-compress case: medians 1.14x and 3.03x whose means of ln speedup coincide
+  // (run 2's rounds are skewed low, run 1's high). Their runs' variance estimate is about 0,
+  // which once recommended "3 runs of 3 rounds".
+  const inputs = runsOf([{ seed: 90, speedup: 1.14, rounds: 7 }, { seed: 91, speedup: 3.03, rounds: 7 }]);
+  const skew = (run: number, rounds: readonly number[], factor: number) => {
+    for (const round of rounds) slowRound(inputs, run, round, factor);
+  };
+  // Run 1: three rounds 5.9x faster lift its mean to ln 2.11 or so; run 2: three rounds 2.3x slower lower it.
+  skew(0, [2, 4, 6], 1 / 5.9);
+  skew(1, [1, 3, 5], 2.3);
+  const g = buildComparison(inputs, { resamples: 200 }).groups[0];
+  assert.ok(g);
+  const logs = (g.runs.map((r) => r.median));
+  assert.ok(Math.abs((logs[0] as number) - 1.14) < 0.1 && Math.abs((logs[1] as number) - 3.03) < 0.2, JSON.stringify(logs));
+  // Two runs: measure a third first, never a count from one degree of freedom.
+  assert.equal(g.recommendation.runs, null);
+  assert.match(g.recommendation.reason ?? '', /^measure a third run first: two runs give the run-to-run variance one degree of freedom.*; the within-run variance alone implies (at least \d+|more than 1000) runs of 7 rounds/);
+  // The floor from the within-run variance: a run mean varies by S_2^2 / n_2 at least; the least
+  // n with t_{0.975, n-1} sqrt(S_2^2 / (7 n)) <= ln 1.05.
+  const s2 = (() => {
+    let ss = 0, df = 0;
+    for (const input of inputs) {
+      const sample = (arm: string, round: number) => input.files[0]?.parsed.samples.find((x) => x.record.arm === arm && x.record.round === round)?.record;
+      const y = Array.from({ length: 7 }, (_, j) => {
+        const native = sample('native', j + 1)?.repeats.map((r) => r.wallNs) ?? [];
+        const arm = sample('taskpool-8-batched', j + 1)?.repeats.map((r) => r.wallNs) ?? [];
+        const nativeMedian = [...native].sort((a, b) => a - b);
+        const lnNative = Math.log(((nativeMedian[1] as number) + (nativeMedian[2] as number)) / 2);
+        return arm.reduce((sum, w) => sum + lnNative - Math.log(w), 0) / arm.length;
+      });
+      const mean = y.reduce((a, b) => a + b, 0) / 7;
+      ss += y.reduce((a, v) => a + (v - mean) ** 2, 0);
+      df += 6;
+    }
+    return ss / df;
+  })();
+  let floor = 2;
+  while (studentTQuantile(0.975, floor - 1) * Math.sqrt(s2 / 7 / floor) > Math.log(1.05)) floor++;
+  assert.equal(g.recommendation.runsFromWithin, floor);
+  assert.ok(floor > 50, `floor ${floor}`);
+  // A third run alike: the recommendation is never below that floor.
+  const three = runsOf([{ seed: 90, speedup: 1.14 }, { seed: 91, speedup: 3.03 }, { seed: 92, speedup: 1.9 }]);
+  const g3 = buildComparison(three, { resamples: 200 }).groups[0];
+  assert.ok(g3);
+  assert.ok(g3.recommendation.runs === null || g3.recommendation.runs >= (g3.recommendation.runsFromWithin ?? Infinity), JSON.stringify(g3.recommendation));
+});
+
+test('rounds that drift within their runs are warned about; independent rounds are not', () => {
+  // Each run's arm gets 3% slower every round: a trend the rounds' independence cannot carry.
+  const drifting = runsOf([1, 2, 3].map((seed) => ({ seed: 100 + seed, rounds: 10, roundSd: 0.01 })));
+  for (let run = 0; run < 3; run++) for (let round = 1; round <= 10; round++) slowRound(drifting, run, round, 1.03 ** round);
+  const g = buildComparison(drifting, { resamples: 200 }).groups[0];
+  assert.equal(g?.drift?.drifts, true);
+  assert.ok((g?.drift?.trend ?? 0) < -0.9, JSON.stringify(g?.drift));
+  assert.match(g?.warnings.join('\n') ?? '', /^the rounds drift within runs \(trend over rounds: Spearman -1\.00, p < 0\.0001; lag-1 serial correlation 0\.\d\d, p [<=] [\d.]+\): every interval and test here assumes independent rounds/m);
+  const steady = buildComparison(runsOf([1, 2, 3].map((seed) => ({ seed: 100 + seed, rounds: 10, roundSd: 0.01 }))), { resamples: 200 }).groups[0];
+  assert.equal(steady?.drift?.drifts, false);
+  assert.ok(!(steady?.warnings.join('\n') ?? '').includes('drift'));
+});
+
+test('each --fail-on gate trips on its verdicts and lists the groups it could not judge', () => {
+  const shifted = runsOf([{ seed: 1, run: 'a' }, { seed: 2, run: 'b', shift: Math.log(1.2) }]);
+  const beyond = buildComparison(shifted, { resamples: 100 });
+  assert.equal(beyond.groups[0]?.verdict, 'unstable-beyond-margin');
+  assert.deepEqual(trippedGates(beyond, ['unstable', 'beyond-margin', 'run-effect', 'inconclusive', 'failed', 'failures']).map((t) => t.gate), ['unstable', 'beyond-margin', 'run-effect']);
+  // A 2% shift under the 5% margin with quiet rounds: a run effect within the margin trips only run-effect.
+  const small = buildComparison(runsOf([{ seed: 3, rounds: 15, roundSd: 0.003, repeatSd: 0.001 }, { seed: 4, rounds: 15, roundSd: 0.003, repeatSd: 0.001, shift: Math.log(1.02) }]), { resamples: 100 });
+  assert.equal(small.groups[0]?.verdict, 'run-effect-within-margin', small.groups[0]?.message);
+  assert.deepEqual(trippedGates(small, ['unstable', 'beyond-margin', 'run-effect', 'inconclusive']).map((t) => t.gate), ['run-effect']);
+  // One run: nothing could be judged; the gate says which group and why.
+  const single = buildComparison(runsOf([{ seed: 5, kernels: ['aes-cbc-decrypt', 'sha256'] }]), { resamples: 100 });
+  const tripped = trippedGates(single, ['unstable', 'inconclusive']);
+  assert.equal(
+    gateReport(tripped),
+    'compare: --fail-on inconclusive: 2 group(s) inconclusive (could not be judged)\n' +
+      '  inconclusive: ryzen / pages / aes-cbc-decrypt / taskpool-8-batched: one run: run-to-run variation is unknown until another run is compared\n' +
+      '  inconclusive: ryzen / pages / sha256 / taskpool-8-batched: one run: run-to-run variation is unknown until another run is compared\n',
+  );
 });

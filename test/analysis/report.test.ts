@@ -16,6 +16,7 @@ import { toJsonl } from '../helpers/raw-records.ts';
 import { syntheticRun } from '../helpers/synthetic-raw.ts';
 import { chooseFormat } from '../../cli/commands/report.ts';
 import { runCli } from '../helpers/run-cli.ts';
+import { writeFinishedRun } from '../helpers/stored-runs.ts';
 
 const ARMS = [NATIVE_ARM, 'taskpool-4-batched', 'taskpool-8-batched'];
 const KERNELS = ['aes-cbc-decrypt', 'sha256'];
@@ -176,6 +177,32 @@ test('a plan that never asked for taskpool-8-batched gets its widest batched tas
     // Files from before the environment row named the plan's arms: nothing says the plan asked, so no note either.
     await writeRun(dir, { 'b/whole.jsonl': exactRun('ryzen', 'whole', { sha256: 5 }).filter((r) => r.type === 'environment' || r.arm !== 'taskpool-8-batched') });
     assert.deepEqual((await buildReport([join(dir, 'b')])).notes, []);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a plan without a batched taskpool arm gets a table of its widest other pool arm, a note naming the rest, and a report.md when its run is finalized', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    const arms = [NATIVE_ARM, 'workers-2-batched', 'taskpool-2-unbatched'];
+    await writeRun(dir, { 'whole.jsonl': syntheticRun({ seed: 3, machine: 'ryzen', policy: 'whole', kernels: KERNELS, arms, rounds: 3, repeats: 1 }) });
+    const report = await buildReport([dir]);
+    assert.equal(report.arm, 'workers-2-batched');
+    assert.deepEqual(report.notes, ['No batched taskpool arm in these results; the table shows workers-2-batched (also present: taskpool-2-unbatched; choose one with --arm).']);
+    assert.deepEqual(report.rows.map((r) => [r.kernel, r.cells[0]?.rounds]), [['aes-cbc-decrypt', 3], ['sha256', 3]]);
+    const cli = await runCli(['report', dir]);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.equal(cli.stdout, renderReport(report, 'markdown'));
+    // Only native: nothing to compare it with, said as such.
+    const nativeOnly = join(dir, 'native');
+    await writeRun(nativeOnly, { 'whole.jsonl': syntheticRun({ seed: 3, machine: 'ryzen', policy: 'whole', kernels: KERNELS, arms: [NATIVE_ARM], rounds: 2, repeats: 1 }) });
+    await assert.rejects(buildReport([nativeOnly]), { code: 'USAGE', message: 'these results hold no pool arm, only native: there is nothing to compare native with' });
+
+    // The coordinator's finalization of such a run writes its report.md.
+    const dataDir = join(dir, 'data');
+    const runId = await writeFinishedRun(dataDir, { planName: 'no batched taskpool', machines: ['ryzen'], policies: ['whole'], kernels: KERNELS, arms, seed: 4 });
+    assert.match(await readFile(join(dataDir, 'runs', runId, 'report.md'), 'utf8'), /workers-2-batched/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

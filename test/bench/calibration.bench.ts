@@ -1,65 +1,113 @@
 // Calibration of `compare`: the tables of docs/statistics.md, measured by seeded simulation
-// with more repetitions than the tests can afford. `npm run bench -- calibration` prints
-// - the verdict's false-alarm rate (unstable with no run effect) for 2 to 10 runs,
-// - its power (unstable with one run shifted by 10%) and its false "stable" at the margin,
-// - the coverage of the across-run t interval, the diagnostic hierarchical bootstrap and one
-//   run's within-run interval, end to end through buildComparison on synthetic raw files,
-// - the coverage of the order-statistic within-run interval for several round counts.
-// It fails when a false-alarm rate (unstable with no run effect, or stable at the margin)
-// exceeds 5% by more than 3 standard errors, or the power of the acceptance case (5 runs of 7
-// rounds, round noise up to 5%) is below 80%. BENCHFLEET_CALIBRATION_REPS scales the repetitions.
+// with more repetitions than the tests can afford. `npm run calibrate` (or `npm run bench --
+// calibration`) prints, for the rank-based verdicts:
+// - false run effects (no run effect) and the verdict mix for 2 to 10 runs,
+// - power for 10% and 20% shifts of one run at 3, 5 and 10 runs, and how often "beyond margin",
+// - false "stable" at the margin and false "beyond margin" for a 2% effect and at the margin,
+// - the wild-round, heavy-tail, noisy-run and drift cases,
+// - the coverage of the across-run t interval, the hierarchical bootstrap and one run's
+//   within-run interval end to end, and of the order-statistic within-run interval.
+// It fails when a false rate (run effect with none, stable at the margin, beyond margin within
+// it) exceeds 5% by more than 3 standard errors, or the power of the acceptance case (5 runs of
+// 7 rounds, round noise up to 5%, one run 10% off) is below 80%. BENCHFLEET_CALIBRATION_REPS
+// scales the repetitions.
 import { buildComparison, type RunInput } from '../../analysis/compare/compare.ts';
 import { parseRawLines } from '../../analysis/raw/raw-reader.ts';
-import { createRng } from '../../shared/prng.ts';
+import { createRng, type Rng } from '../../shared/prng.ts';
 import { medianInterval } from '../../analysis/statistics/median-interval.ts';
-import { binomialSe, oneRunShifted, verdictRates } from '../helpers/run-effect-simulation.ts';
+import { roundDrift } from '../../analysis/statistics/round-drift.ts';
+import { binomialSe, drawRuns, oneRunShifted, verdictRates, type RunEffectScenario } from '../helpers/run-effect-simulation.ts';
 import { normal, syntheticRun } from '../helpers/synthetic-raw.ts';
 
 const scale = Number(process.env['BENCHFLEET_CALIBRATION_REPS'] ?? 1);
 const reps = (n: number) => Math.max(10, Math.round(n * scale));
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 let failed = false;
+const over = (rate: number, n: number) => rate > 0.05 + 3 * binomialSe(0.05, n);
 
-console.log(`Verdict with no run effect: share called unstable (7 rounds per run, ${reps(20_000)} repetitions per cell; SE at 5%: ${pct(binomialSe(0.05, reps(20_000)))})`);
-console.log('| runs | round sd 3%: unstable | stable | inconclusive | round sd 10%: unstable | stable | inconclusive |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+const R = reps(2000);
+console.log(`Replicates: ${R} per cell unless said; binomial SE ${pct(binomialSe(0.05, R))} at 5%, ${pct(binomialSe(0.5, R))} at 50%. Rounds y_ij = ln 5 + a_i + b_ij, b_ij ~ N(0, sd^2), 7 rounds per run, margin ±5%, alpha 0.05.`);
+
+console.log('\nNo run effect (a_i = 0): share of verdicts: run effect (any of within margin / unstable / beyond margin), stable, inconclusive, beyond margin');
+console.log('| runs | sd 3%: run effect | stable | inconclusive | beyond | sd 10%: run effect | stable | inconclusive | beyond |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (let runs = 2; runs <= 10; runs++) {
   const cells: string[] = [];
   for (const roundSd of [0.03, 0.1]) {
-    const r = verdictRates({ runs, rounds: 7, roundSd, reps: reps(20_000), seed: 7000 + runs * 10 + roundSd * 100 });
-    if (r.unstable > 0.05 + 3 * binomialSe(0.05, r.reps)) failed = true;
-    cells.push(pct(r.unstable), pct(r.stable), pct(r.inconclusive));
+    const r = verdictRates({ runs, rounds: 7, roundSd, reps: R, seed: 7000 + runs * 10 + roundSd * 100 });
+    if (over(r.runEffect, r.reps) || over(r.beyond, r.reps)) failed = true;
+    cells.push(pct(r.runEffect), pct(r.stable), pct(r.inconclusive), pct(r.beyond));
   }
   console.log(`| ${runs} | ${cells.join(' | ')} |`);
 }
 
-console.log(`\nPower: one run shifted by 10% (the last), ${reps(10_000)} repetitions per cell: share called unstable (and stable)`);
-console.log('| runs x rounds | round sd 2% | 3% | 5% | 10% |');
+console.log('\nPower: the last run shifted by 10% or 20%: run effect found (beyond margin) [stable]');
+console.log('| shift, runs | sd 2% | 3% | 5% | 10% |');
 console.log('| --- | --- | --- | --- | --- |');
-for (const [runs, rounds] of [[2, 7], [3, 7], [5, 7], [10, 7], [5, 15]] as const) {
-  const cells = [0.02, 0.03, 0.05, 0.1].map((roundSd) => {
-    const r = verdictRates({ runs, rounds, roundSd, reps: reps(10_000), seed: 8000 + runs * 100 + rounds + roundSd * 1000, effects: oneRunShifted(Math.log(1.1)) });
-    if (runs === 5 && rounds === 7 && roundSd <= 0.05 && r.unstable < 0.8) failed = true;
-    return `${pct(r.unstable)} (${pct(r.stable)})`;
-  });
-  console.log(`| ${runs} x ${rounds} | ${cells.join(' | ')} |`);
+for (const shift of [1.1, 1.2]) {
+  for (const runs of [3, 5, 10]) {
+    const cells = [0.02, 0.03, 0.05, 0.1].map((roundSd) => {
+      const r = verdictRates({ runs, rounds: 7, roundSd, reps: R, seed: 8000 + runs * 100 + roundSd * 1000 + shift * 10, effects: oneRunShifted(Math.log(shift)) });
+      if (shift === 1.1 && runs === 5 && roundSd <= 0.05 && r.runEffect < 0.8) failed = true;
+      return `${pct(r.runEffect)} (${pct(r.beyond)}) [${pct(r.stable)}]`;
+    });
+    console.log(`| +${Math.round((shift - 1) * 100)}%, ${runs} | ${cells.join(' | ')} |`);
+  }
 }
 
-console.log(`\nFalse "stable": the last run differs from the others by exactly the margin (+5%), 7 rounds, ${reps(10_000)} repetitions per cell: stable / unstable / inconclusive`);
-console.log('| runs | round sd 1% | 2% | 3% | 5% |');
+console.log('\nWithin the margin: the last run shifted by +2% or exactly +5%: stable / run effect within margin / unstable / beyond margin / inconclusive');
+console.log('| shift, runs | sd 1% | 2% | 3% | 5% |');
 console.log('| --- | --- | --- | --- | --- |');
-for (const runs of [2, 5, 10]) {
-  const cells = [0.01, 0.02, 0.03, 0.05].map((roundSd) => {
-    const r = verdictRates({ runs, rounds: 7, roundSd, reps: reps(10_000), seed: 9000 + runs * 100 + roundSd * 1000, effects: oneRunShifted(Math.log(1.05)) });
-    if (r.stable > 0.05 + 3 * binomialSe(0.05, r.reps)) failed = true;
-    return `${pct(r.stable)} / ${pct(r.unstable)} / ${pct(r.inconclusive)}`;
-  });
-  console.log(`| ${runs} | ${cells.join(' | ')} |`);
+for (const shift of [1.02, 1.05]) {
+  for (const runs of [2, 5, 10]) {
+    const cells = [0.01, 0.02, 0.03, 0.05].map((roundSd) => {
+      const r = verdictRates({ runs, rounds: 7, roundSd, reps: R, seed: 9000 + runs * 100 + roundSd * 1000 + shift * 10, effects: oneRunShifted(Math.log(shift)) });
+      if (over(r.beyond, r.reps) || (shift === 1.05 && over(r.stable, r.reps))) failed = true;
+      return `${pct(r.stable)} / ${pct(r.withinMargin)} / ${pct(r.unstable)} / ${pct(r.beyond)} / ${pct(r.inconclusive)}`;
+    });
+    console.log(`| +${Math.round((shift - 1) * 100)}%, ${runs} | ${cells.join(' | ')} |`);
+  }
+}
+
+/** Share of repetitions whose drawn runs the drift check warns about. */
+function driftWarnings(scenario: RunEffectScenario): number {
+  const rng = createRng(scenario.seed, 0xd1f);
+  let warned = 0;
+  for (let i = 0; i < scenario.reps; i++) if (roundDrift(drawRuns(rng, scenario), 0.05)?.drifts) warned++;
+  return warned / scenario.reps;
+}
+const wild = (_rng: Rng, rounds: number[], run: number) => {
+  if (run === 0) rounds[3] = (rounds[3] as number) - Math.log(3);
+};
+const t3 = (rng: Rng) => {
+  // Student t on 3 df scaled to unit variance: heavy tails.
+  const z = normal(rng);
+  const chi = normal(rng) ** 2 + normal(rng) ** 2 + normal(rng) ** 2;
+  return z / Math.sqrt(chi / 3) / Math.sqrt(3);
+};
+console.log('\nHard cases, 3 and 5 runs of 7 rounds, round sd 3%: run effect found, with no shift | with the last run +10% (beyond margin); drift warnings');
+console.log('| case | runs | no shift: run effect | +10%: run effect (beyond) | drift warned |');
+console.log('| --- | --- | --- | --- | --- |');
+const cases: [string, Partial<RunEffectScenario>][] = [
+  ['independent normal rounds', {}],
+  ['one wild round (run 1 round 4 3x slower)', { disturb: wild }],
+  ['heavy tails (t, 3 df)', { noise: t3 }],
+  ['one noisy run (3x the round sd)', { runSds: (runs) => Array.from({ length: runs }, (_, i) => (i === 0 ? 3 : 1)) }],
+  ['drift (AR(1), rho 0.5)', { drift: 0.5 }],
+];
+for (const [name, extra] of cases) {
+  for (const runs of [3, 5]) {
+    const base = { runs, rounds: 7, roundSd: 0.03, reps: R, seed: 9500 + runs + name.length, ...extra };
+    const none = verdictRates(base);
+    const shifted = verdictRates({ ...base, seed: base.seed + 1, effects: oneRunShifted(Math.log(1.1)) });
+    const warned = driftWarnings({ ...base, reps: reps(2000) });
+    console.log(`| ${name} | ${runs} | ${pct(none.runEffect)} | ${pct(shifted.runEffect)} (${pct(shifted.beyond)}) | ${pct(warned)} |`);
+  }
 }
 
 // End to end: synthetic raw files whose log speedup is ln 5 + a_i + b_ij - e_ijk, run shifts
 // a ~ N(0, 0.05^2), rounds b ~ N(0, 0.03^2), 5 repeats e ~ N(0, 0.02^2), 7 rounds.
-const coverageReps = reps(400);
+const coverageReps = reps(200);
 console.log(`\nCoverage of the true speedup 5 (95% nominal), ${coverageReps} repetitions per row, SE at 95%: ${pct(binomialSe(0.95, coverageReps))}; hierarchical bootstrap with 1,000 resamples`);
 console.log('| runs | across-run t interval | hierarchical bootstrap (diagnostic) | first run\'s within-run interval |');
 console.log('| --- | --- | --- | --- |');
@@ -81,7 +129,7 @@ for (const runs of [2, 3, 4, 5, 8, 10]) {
   console.log(`| ${runs} | ${pct(t / coverageReps)} | ${pct(h / coverageReps)} | ${pct(w / coverageReps)} |`);
 }
 
-const withinReps = reps(20_000);
+const withinReps = reps(10_000);
 console.log(`\nOrder-statistic within-run interval for the median (asked: 95%), normal rounds, ${withinReps} repetitions`);
 console.log('| rounds | ends | stated coverage | measured |');
 console.log('| --- | --- | --- | --- |');

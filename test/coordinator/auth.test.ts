@@ -9,6 +9,9 @@ import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
+import type { IncomingMessage } from 'node:http';
+import { Gatekeeper } from '../../coordinator/auth.ts';
+import { LoginLimiter } from '../../coordinator/login-limiter.ts';
 import { loadToken } from '../../shared/token-file.ts';
 import { CONTROL_NAMESPACE, PROTOCOL_VERSION } from '../../shared/protocol/events.ts';
 import { PROTOCOL_HEADER, upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
@@ -113,4 +116,29 @@ test('a token file readable by others gets a warning and still works', async () 
   const before = stderr.length;
   await loadToken(file);
   assert.equal(stderr.slice(before).includes('readable by'), false);
+});
+
+test('the login limit of the coordinator and of the dashboard is one limiter whose window runs on its clock', () => {
+  let now = 1_000_000;
+  const limit = { maxFailures: 3, windowMs: 60_000 };
+  const gate = new Gatekeeper({ agent: agentToken, control: controlToken }, limit, () => now);
+  const from = (address: string, token: string | null): IncomingMessage =>
+    ({ socket: { remoteAddress: address }, headers: token ? { authorization: `Bearer ${token}` } : {} }) as unknown as IncomingMessage;
+  for (let i = 0; i < 3; i++) assert.equal(gate.admit(from('10.0.0.1', 'wrong-token-wrong-token')).ok, false);
+  const refused = gate.admit(from('10.0.0.1', controlToken));
+  assert.deepEqual(refused.ok ? null : [refused.status, refused.code], [429, 'RATE_LIMITED']);
+  assert.equal(gate.admit(from('10.0.0.2', controlToken)).ok, true, 'another address is not limited');
+  now += 59_999;
+  assert.equal(gate.admit(from('10.0.0.1', controlToken)).ok, false, 'still within the window');
+  now += 1;
+  const admitted = gate.admit(from('10.0.0.1', controlToken));
+  assert.deepEqual(admitted.ok ? [...admitted.roles] : admitted.code, ['control'], 'the window has passed on the injected clock');
+
+  // The dashboard's form counts with the same class.
+  const limiter = new LoginLimiter(limit, () => now);
+  for (let i = 1; i <= 3; i++) assert.equal(limiter.failed('10.0.0.3'), i);
+  assert.equal(limiter.blocked('10.0.0.3'), true);
+  now += 60_000;
+  assert.equal(limiter.blocked('10.0.0.3'), false);
+  assert.equal(limiter.count('10.0.0.3'), 0);
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { processAlive, readLockHolder } from '../../agent/harness/timing-lock.ts';
+import { readLockHolder } from '../../agent/harness/timing-lock.ts';
 import { unwrap } from '../../cli/control-client.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
@@ -15,6 +15,7 @@ import { readRawFile } from '../../analysis/raw/raw-reader.ts';
 import { verifyManifest } from '../../analysis/raw/manifest.ts';
 import type { Summary } from '../../analysis/summary/summary-types.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
+import { waitForProcessGone } from '../helpers/processes.ts';
 import { fleetPlan, plannedSamples } from '../helpers/test-plans.ts';
 import { createFleet, readJsonLines, sha256, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 
@@ -48,15 +49,6 @@ async function assertStaysOffline(name: string, forMs: number): Promise<void> {
   }
 }
 
-/** Resolves once process `pid` is gone; fails loudly after `timeoutMs`. */
-async function waitForDeath(pid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (processAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`process ${pid} is still running ${timeoutMs / 1000} s after its agent was killed`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 test('a SIGKILLed agent takes its harness with it, releases the timing lock, and once restarted resumes the run: every planned sample once, the interrupted round redone', async () => {
   const agent = await fleet.startAgent('phoenix', fleet.url, ['--nice', '5']);
   const socket = await fleet.control();
@@ -73,7 +65,7 @@ test('a SIGKILLed agent takes its harness with it, releases the timing lock, and
 
   const coordinatorMark = fleet.coordinator.output().length;
   await agent.stop('SIGKILL');
-  await waitForDeath(holder.pid, 20_000);
+  await waitForProcessGone(holder.pid, 20_000, 'the harness of the killed agent');
   assert.equal(readLockHolder(lockFile), null, 'the dying harness removed its lock file');
   const written = completeLines(await readFile(spoolFile, 'utf8')).length;
   assert.ok(written >= 3 && written < 1 + PLANNED_PER_POLICY, `the harness stopped mid-run with its agent (it wrote ${written} of ${1 + PLANNED_PER_POLICY} lines of whole)`);
@@ -160,7 +152,7 @@ test('a cancel stops the harness (under nice) and the agent records the run as c
   }
   // The end-of-run line, printed once status.json is saved (not "cancelled by the coordinator", printed before the harness stops).
   await agent.waitFor(new RegExp(`run ${runId}: cancelled$`, 'm'), 30_000);
-  await waitForDeath(holder.pid, 20_000);
+  await waitForProcessGone(holder.pid, 20_000, 'the harness of the killed agent');
   const written = completeLines(await readFile(spoolFile, 'utf8')).length;
   assert.ok(written < 1 + PLANNED_PER_POLICY, `the cancel fell mid-run (${written} of ${1 + PLANNED_PER_POLICY} lines)`);
   const status = JSON.parse(await readFile(join(fleet.dir, 'agents', 'quitter', 'runs', runId, 'status.json'), 'utf8')) as { finished: { status: string; message?: string } | null };

@@ -52,7 +52,7 @@ test('a harness SIGKILLed mid-round and resumed has every planned sample once in
     superseded += parsed.superseded.length;
     for (const s of parsed.superseded) assert.equal(s.record.segment ?? 0, 0);
     const text = await readFile(path, 'utf8');
-    assert.equal(text.split('\n').length - 1, parsed.lines);
+    assert.equal(completeLines(text).length, parsed.lines);
     const summary = await summarizeRawFile(path);
     assert.ok(summary.rows.every((r) => r.rounds === PLAN.rounds), `${policy}: all rounds in every row`);
     assert.deepEqual(Object.keys(summary.counts), ['samples', 'superseded', 'used', 'failed']);

@@ -45,19 +45,8 @@ export async function startTestCoordinator(options: Partial<CoordinatorOptions> 
       return socket;
     },
     async agent(name, agentOptions = {}) {
-      const asToken = agentOptions.token ?? agentToken;
-      const socket: RawAgent = io(`${agentOptions.url ?? url}${AGENT_NAMESPACE}`, {
-        auth: { protocol: PROTOCOL_VERSION, name, facts: machineFacts() },
-        extraHeaders: upgradeHeaders(asToken),
-        transports: ['websocket'],
-        reconnection: false,
-      });
+      const socket = await connectRawAgent(agentOptions.url ?? url, agentOptions.token ?? agentToken, name);
       sockets.push(socket);
-      socket.on('run:assign', (_assignment, ack) => ack({ ok: true, value: null }));
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', () => resolve());
-        socket.once('connect_error', reject);
-      });
       return socket;
     },
     async close() {
@@ -65,4 +54,25 @@ export async function startTestCoordinator(options: Partial<CoordinatorOptions> 
       await coordinator.close();
     },
   };
+}
+
+/** A protocol-level agent named `name`, connected to the coordinator at `url`, that accepts every assignment. */
+export async function connectRawAgent(url: string, token: string, name: string): Promise<RawAgent> {
+  const socket: RawAgent = io(`${url}${AGENT_NAMESPACE}`, {
+    auth: { protocol: PROTOCOL_VERSION, name, facts: machineFacts() },
+    extraHeaders: upgradeHeaders(token),
+    transports: ['websocket'],
+    reconnection: false,
+  });
+  socket.on('run:assign', (_assignment, ack) => ack({ ok: true, value: null }));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+  } catch (error) {
+    socket.close();
+    throw error;
+  }
+  return socket;
 }

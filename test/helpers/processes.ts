@@ -64,3 +64,17 @@ export function startBenchfleet(args: string[], env: NodeJS.ProcessEnv = {}, log
     },
   };
 }
+
+/** Resolves once process `pid` (not necessarily a child of the test) is gone; fails loudly after `timeoutMs`. */
+export async function waitForProcessGone(pid: number, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
+    }
+    if (Date.now() > deadline) throw new Error(`process ${pid} (${what}) is still running ${timeoutMs / 1000} s later`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -31,7 +31,8 @@ export interface NetnsFleet {
   coordinator: Proc;
   agents: Map<string, Proc>;
   startCoordinator(): Promise<void>;
-  startAgent(name: string): Promise<Proc>;
+  /** Start agent `name` on host `host` (default: its own), with --state and timing lock of that host's. */
+  startAgent(name: string, host?: string): Promise<Proc>;
   agent(name: string): Proc;
   control(): Promise<ControlSocket>;
   runDir(runId: string): string;
@@ -57,7 +58,8 @@ async function unmountLeftovers(): Promise<void> {
   }
 }
 
-export async function createNetnsFleet(agentNames: readonly string[]): Promise<NetnsFleet> {
+/** `hosts`: more hosts with no agent started (a test starts its own there); `coordinatorArgs`: more flags for the coordinator. */
+export async function createNetnsFleet(agentNames: readonly string[], extra: { hosts?: readonly string[]; coordinatorArgs?: readonly string[] } = {}): Promise<NetnsFleet> {
   await removeLeftovers();
   await unmountLeftovers();
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-netns-'));
@@ -66,7 +68,7 @@ export async function createNetnsFleet(agentNames: readonly string[]): Promise<N
   await sh('mount', ['-t', 'tmpfs', '-o', `size=${DATA_TMPFS_SIZE}`, 'tmpfs', dataDir]);
   let network: Network;
   try {
-    network = await createNetwork(['coordinator', ...agentNames]);
+    network = await createNetwork(['coordinator', ...agentNames, ...(extra.hosts ?? [])]);
   } catch (error) {
     await sh('umount', [dataDir]).catch(() => undefined);
     throw error;
@@ -84,14 +86,15 @@ export async function createNetnsFleet(agentNames: readonly string[]): Promise<N
     coordinator: null as unknown as Proc,
     agents,
     async startCoordinator() {
-      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `${coordinatorHost.address}:${COORDINATOR_PORT}`, '--data', dataDir], base, join(dir, 'coordinator.log'), ['ip', 'netns', 'exec', coordinatorHost.netns]);
+      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `${coordinatorHost.address}:${COORDINATOR_PORT}`, '--data', dataDir, ...(extra.coordinatorArgs ?? [])], base, join(dir, 'coordinator.log'), ['ip', 'netns', 'exec', coordinatorHost.netns]);
       await fleet.coordinator.waitFor(/listening on http:\/\//, 60_000);
     },
-    async startAgent(name) {
-      const host = network.host(name);
-      const env = { ...base, BENCHFLEET_LOCK_FILE: join(dir, `timing-${name}.lock`) };
-      const agent = startBenchfleet(['agent', '--coordinator', url, '--name', name, '--state', join(dir, 'agents', name)], env, join(dir, `agent-${name}.log`), ['ip', 'netns', 'exec', host.netns]);
-      agents.set(name, agent);
+    async startAgent(name, hostName = name) {
+      const host = network.host(hostName);
+      const key = hostName === name ? name : `${name}@${hostName}`;
+      const env = { ...base, BENCHFLEET_LOCK_FILE: join(dir, `timing-${hostName}.lock`) };
+      const agent = startBenchfleet(['agent', '--coordinator', url, '--name', name, '--state', join(dir, 'agents', key)], env, join(dir, `agent-${key}.log`), ['ip', 'netns', 'exec', host.netns]);
+      agents.set(key, agent);
       await agent.waitFor(/connected to .* as /, 60_000);
       return agent;
     },

@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { createRng } from '../../shared/prng.ts';
 import { hierarchicalMedian } from '../../analysis/statistics/hierarchical-bootstrap.ts';
 import { pairedMedianRatio } from '../../analysis/statistics/paired-bootstrap.ts';
+import { median, percentile } from '../../analysis/statistics/quantile.ts';
+import { sortSamples } from '../../analysis/statistics/sorted-samples.ts';
+import { indexDrawers } from '../../analysis/statistics/uniform-indices.ts';
 
 const settings = { resamples: 2000, confidence: 0.95 };
 
@@ -29,4 +32,26 @@ test('one run of identical rounds gives a zero-width interval; runs of unequal l
   assert.ok(uneven.lo >= 1 && uneven.hi <= 9);
   assert.throws(() => hierarchicalMedian([], settings, createRng(1)), /at least one run/);
   assert.throws(() => hierarchicalMedian([[1], []], settings, createRng(1)), /at least one round in every run/);
+});
+
+test('counting draws per sorted position gives exactly the medians of sorting each drawn resample', () => {
+  // The textbook algorithm with the same draws in the same order: pick a run, then as many of
+  // its rounds as it has, sort everything drawn, take the median; runs of unequal lengths.
+  const runs = [[5, 4.9, 5.2, 5.1, 4.8, 5.3, 5.05], [4.7, 4.75, 4.8, 4.6, 4.9, 4.85, 4.72], [5.5, 5.4, 5.6], [5.1, 5.0, 5.15, 5.2]];
+  const rng = createRng(3, 4);
+  const drawer = indexDrawers(rng);
+  const pickRun = drawer(runs.length);
+  const medians: number[] = [];
+  for (let b = 0; b < settings.resamples; b++) {
+    const drawn: number[] = [];
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[pickRun()] as number[];
+      const pick = drawer(run.length);
+      for (let i = 0; i < run.length; i++) drawn.push(run[pick()] as number);
+    }
+    medians.push(median(sortSamples(drawn)));
+  }
+  const sorted = sortSamples(medians);
+  const got = hierarchicalMedian(runs, settings, createRng(3, 4));
+  assert.deepEqual(got, { median: median(sortSamples(runs.flat())), lo: percentile(sorted, 0.025), hi: percentile(sorted, 0.975) });
 });

@@ -44,6 +44,9 @@ test('the recommendation rests on the upper bound of the run variance and includ
   assert.deepEqual({ ...plan, runVarianceUpper: Number(plan.runVarianceUpper?.toFixed(6)) }, {
     runs: 27,
     runsAtEstimate: 7,
+    // The floor from the rounds alone: S_2^2 / n_2 = 0.000425 / 7 = 0.0000607; n = 2: 12.706 x
+    // 0.00551 = 0.070 > 0.04879; n = 3: 4.303 x 0.00450 = 0.0194.
+    runsFromWithin: 3,
     rounds: 7,
     optimalRounds: 2,
     repeats: 4,
@@ -52,23 +55,31 @@ test('the recommendation rests on the upper bound of the run variance and includ
   });
   // An expensive run and a cheap round: sqrt(3600 x 0.000425 / 0.0025) = 24.7, so 25 (24 without the T1^2/n1 term).
   assert.equal(recommendRepetitions(components, 4, { round: 1, run: 3600 }, Math.log(1.05)).optimalRounds, 25);
-  assert.equal(recommendRepetitions({ ...components, runs: null }, 4, { round: 10, run: 60 }, 0.05).reason, 'needs at least two runs to estimate run-to-run variance');
+  assert.equal(recommendRepetitions({ ...components, runs: null }, 4, { round: 10, run: 60 }, Math.log(1.05)).reason, 'needs at least two runs to estimate run-to-run variance; the within-run variance alone implies at least 3 runs of 7 rounds');
 });
 
-test('two runs that happen to agree do not make "2 runs suffice", and no count comes from a clamped zero', () => {
-  // One degree of freedom, a tiny S3^2 and T3^2 clamped at 0: the old rule said 2 runs.
+test('two runs give no count but "measure a third run first"; three that happen to agree give no count from a clamped zero nor below what their rounds imply', () => {
   const components = {
     repeats: { biased: 0.0001, variance: 0.0001, perParent: 4, df: 48 },
     rounds: { biased: 0.000425, variance: 0.0004, perParent: 7, df: 12 },
     runs: { biased: 0.00002, variance: 0, perParent: 2, df: 1 },
   };
-  const plan = recommendRepetitions(components, 4, { round: 10, run: 60 }, Math.log(1.05));
-  // Upper bound 0.00002 / 0.0039321 = 0.0050863: least n with t(n-1) sqrt(0.0050863 / n) <= 0.04879 is 11.
-  assert.equal(plan.runs, 11);
-  assert.equal(plan.optimalRounds, null);
-  assert.match(plan.reason ?? '', /T_3\^2 is 0 \(clamped\), which is no basis/);
-  const capped = recommendRepetitions({ ...components, runs: { biased: 0.5, variance: 0.5, perParent: 2, df: 1 } }, 4, { round: 10, run: 60 }, Math.log(1.05));
+  // Two runs (one degree of freedom): the old rule said 11 runs from 254 x S3^2; now no count.
+  const two = recommendRepetitions(components, 4, { round: 10, run: 60 }, Math.log(1.05));
+  assert.equal(two.runs, null);
+  assert.equal(two.runsFromWithin, 3);
+  assert.equal(two.reason, 'measure a third run first: two runs give the run-to-run variance one degree of freedom, whose 95% upper bound is 254 times what they show; the within-run variance alone implies at least 3 runs of 7 rounds');
+  // Three runs, a tiny S3^2 and T3^2 clamped at 0: upper bound 2 x 0.00002 / chi2_{0.05, 2} =
+  // 0.00004 / 0.102587 = 0.00038991; n = 3: 4.303 x sqrt(0.00038991 / 3) = 0.04905 > 0.04879; n = 4: 0.03142.
+  const three = recommendRepetitions({ ...components, runs: { biased: 0.00002, variance: 0, perParent: 3, df: 2 } }, 4, { round: 10, run: 60 }, Math.log(1.05));
+  assert.equal(three.runs, 4);
+  assert.equal(three.optimalRounds, null);
+  assert.match(three.reason ?? '', /T_3\^2 is 0 \(clamped\), which is no basis/);
+  // Means that coincide exactly (S3^2 = 0): the runs' estimate is no basis either, but the floor stands.
+  const identical = recommendRepetitions({ ...components, runs: { biased: 0, variance: 0, perParent: 3, df: 2 } }, 4, { round: 10, run: 60 }, Math.log(1.05));
+  assert.equal(identical.runs, null);
+  assert.match(identical.reason ?? '', /identical.*the within-run variance alone implies at least 3 runs/);
+  const capped = recommendRepetitions({ ...components, runs: { biased: 0.5, variance: 0.5, perParent: 3, df: 2 } }, 4, { round: 10, run: 60 }, Math.log(1.05));
   assert.equal(capped.runs, null);
   assert.match(capped.reason ?? '', /more than 1000 runs needed .*search capped at 1000/);
-  assert.match(recommendRepetitions({ ...components, runs: { biased: 0, variance: 0, perParent: 2, df: 1 } }, 4, { round: 10, run: 60 }, 0.05).reason ?? '', /identical/);
 });

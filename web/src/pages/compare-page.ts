@@ -10,6 +10,15 @@ import { h, pageLink, replace } from '../dom.ts';
 import { fixed2, formatTime } from '../format.ts';
 
 const FINAL = new Set(['completed', 'failed', 'cancelled']);
+/** The verdicts in words, as `benchfleet compare` prints them (docs/statistics.md). */
+const VERDICT_WORDS: Record<CompareGroup['verdict'], string> = {
+  stable: 'stable',
+  'run-effect-within-margin': 'run effect within margin',
+  unstable: 'unstable',
+  'unstable-beyond-margin': 'unstable beyond margin',
+  inconclusive: 'inconclusive',
+  failed: 'failed',
+};
 const t2 = (x: number | null): string => (x === null ? '-' : x.toExponential(2));
 
 function picker(runs: readonly RunListItem[]): HTMLElement {
@@ -52,7 +61,7 @@ function groupRow(g: CompareGroup): HTMLTableRowElement {
     h('td', {}, g.arm),
     h('td', {}, g.runs.map((r) => `${fixed2(r.median)}x${interval(r)}${r.flagged ? ' (stands out)' : ''}${r.failures > 0 ? ` !${r.failures} failed` : ''}`).join('; ')),
     h('td', {}, g.acrossRuns === null ? '-' : `${fixed2(g.acrossRuns.median)}x [${fixed2(g.acrossRuns.lo)}-${fixed2(g.acrossRuns.hi)}]`),
-    h('td', { title: g.reason }, h('span', { class: `badge verdict-${g.verdict}` }, g.verdict), g.test.p === null ? '' : ` p = ${g.test.p.toPrecision(2)}`),
+    h('td', { title: g.reason }, h('span', { class: `badge verdict-${g.verdict}` }, VERDICT_WORDS[g.verdict]), g.test.p === null || g.verdict === 'failed' ? '' : ` rank test p = ${g.test.p.toPrecision(2)}`),
     h('td', {}, t2(g.components.runs)),
     h('td', {}, t2(g.components.rounds)),
     h('td', {}, t2(g.components.repeats)),

@@ -18,7 +18,7 @@ function head(run: RunListItem): HTMLElement {
     h('dt', {}, 'plan SHA256'),
     h('dd', { class: 'mono' }, run.planSha256),
     h('dt', {}, 'status'),
-    h('dd', {}, h('span', { class: `badge state-${run.state}`, id: 'run-state' }, run.state)),
+    h('dd', {}, h('span', { class: `badge state-${run.state}`, id: 'run-state' }, run.state), run.finalizing === null ? '' : h('span', { class: 'finalizing', id: 'run-finalizing' }, ` ${run.finalizing}`)),
     h('dt', {}, 'started'),
     h('dd', {}, formatTime(run.createdAt)),
     h('dt', {}, 'duration'),

@@ -18,7 +18,7 @@ function runRow(run: RunListItem): HTMLTableRowElement {
     h('td', { class: 'plan-name' }, run.planName ?? '-'),
     h('td', { class: 'mono', title: run.planSha256 }, run.planSha256.slice(0, 12)),
     h('td', {}, run.machines.map((m) => m.name).join(', ')),
-    h('td', {}, h('span', { class: `badge state-${run.state}` }, run.state), run.state === 'running' && total > 0 ? ` ${done}/${total}` : ''),
+    h('td', { title: run.finalizing ?? '' }, h('span', { class: `badge state-${run.state}` }, run.state), run.state === 'running' && total > 0 ? ` ${done}/${total}` : '', run.finalizing === null ? '' : ' (finalizing failed, retrying)'),
     h('td', {}, formatTime(run.createdAt)),
     h('td', {}, formatDuration(secondsBetween(run.createdAt, run.finishedAt))),
     h('td', { class: run.failures ? 'failed' : '' }, run.failures === null ? '-' : String(run.failures)),

@@ -1,0 +1,150 @@
+// Every record line checked against the run's plan before it is stored, not only alone
+// (record-sink.ts's lineProblem checks the line's own shape): a sample must be of a kernel,
+// arm and round the plan has, with the plan's number of repeats, in the segment of the last
+// environment row of its file; segments only go forward; a (kernel, arm, round) appears once
+// per segment, and again in a later segment only when it is of the round a restart interrupted
+// (docs/records.md "Resumed runs"). An agent holding the agent token cannot store a file the
+// plan does not describe. The state of each file (its segments and the samples seen) is kept in
+// memory and recovered from the file's complete lines after a restart of the coordinator.
+import { kernelNames } from '../kernels/catalog.ts';
+import { BenchfleetError } from '../shared/errors.ts';
+import { readJsonlFile } from '../shared/jsonl-file.ts';
+import { planArms, planKernels } from '../shared/plan-validate.ts';
+import type { Plan } from '../shared/plan.ts';
+
+/** What a file holds so far, as far as the plan check needs it. */
+interface FileState {
+  /** The segment of the last environment row; null before the first. */
+  segment: number | null;
+  /** Per segment, the round of its last sample (a restart interrupted that round). */
+  lastRound: Map<number, number>;
+  /** Every sample as `kernel/arm/round` -> the segments it appears in. */
+  seen: Map<string, number[]>;
+}
+
+/** The plan's names as sets, made once per plan. */
+interface PlanShape {
+  plan: Plan;
+  kernels: ReadonlySet<string>;
+  arms: ReadonlySet<string>;
+}
+
+/** The lines of a batch checked, and how to make them part of the file's state once they are on disk. */
+export interface PlannedLines {
+  commit(): void;
+}
+
+type Line = Record<string, unknown>;
+
+const key = (kernel: string, arm: string, round: number): string => `${kernel}/${arm}/${round}`;
+
+function refuse(seq: number, message: string): never {
+  throw new BenchfleetError('RECORD_INVALID', `line ${seq}: ${message}; nothing of this batch was written`);
+}
+
+function emptyState(): FileState {
+  return { segment: null, lastRound: new Map(), seen: new Map() };
+}
+
+function copyState(state: FileState): FileState {
+  return { segment: state.segment, lastRound: new Map(state.lastRound), seen: new Map([...state.seen].map(([k, v]) => [k, [...v]])) };
+}
+
+/** One line (already valid alone) taken into `state`; throws RECORD_INVALID when the plan does not allow it. */
+function take(state: FileState, record: Line, seq: number, shape: PlanShape): void {
+  const policy = String(record['policy']);
+  if (!(shape.plan.policies as readonly string[]).includes(policy)) refuse(seq, `field "policy" is ${JSON.stringify(policy.slice(0, 80))}, which the run's plan does not have`);
+  if (record['type'] === 'environment') {
+    const segment = typeof record['segment'] === 'number' ? record['segment'] : 0;
+    if (state.segment !== null && segment <= state.segment) refuse(seq, `environment row field "segment" is ${segment}, but the file is already at segment ${state.segment}; segments only go forward`);
+    state.segment = segment;
+    return;
+  }
+  const segment = typeof record['segment'] === 'number' ? record['segment'] : 0;
+  const kernel = String(record['kernel']);
+  const arm = String(record['arm']);
+  const round = Number(record['round']);
+  const repeats = Array.isArray(record['repeats']) ? record['repeats'].length : -1;
+  const { plan } = shape;
+  if (state.segment === null) refuse(seq, 'a sample before the file\'s environment row');
+  if (segment !== state.segment) refuse(seq, `sample field "segment" is ${segment}, but the environment row above it starts segment ${state.segment}`);
+  if (!shape.kernels.has(kernel)) refuse(seq, `sample field "kernel" is ${JSON.stringify(kernel.slice(0, 80))}, which the run's plan does not have`);
+  if (!shape.arms.has(arm)) refuse(seq, `sample field "arm" is ${JSON.stringify(arm.slice(0, 80))}, which the run's plan does not have`);
+  if (!Number.isInteger(round) || round < 1 || round > plan.rounds) refuse(seq, `sample field "round" is ${round}; the run's plan has rounds 1 to ${plan.rounds}`);
+  if (repeats !== plan.repeats) refuse(seq, `sample field "repeats" has ${repeats} entries; the run's plan has ${plan.repeats} repeats`);
+  const k = key(kernel, arm, round);
+  const segments = state.seen.get(k) ?? [];
+  if (segments.includes(segment)) refuse(seq, `a second sample of kernel ${kernel}, arm ${arm}, round ${round} in segment ${segment}`);
+  // Again in a later segment: only a redo of the round its segment was interrupted in.
+  const earlier = segments.at(-1);
+  if (earlier !== undefined && state.lastRound.get(earlier) !== round) {
+    refuse(seq, `kernel ${kernel}, arm ${arm}, round ${round} was already measured in segment ${earlier}, which finished that round`);
+  }
+  state.seen.set(k, [...segments, segment]);
+  state.lastRound.set(segment, round);
+}
+
+export class RecordPlanCheck {
+  private readonly files = new Map<string, FileState>();
+  private readonly shapes = new WeakMap<Plan, PlanShape>();
+
+  private shape(plan: Plan): PlanShape {
+    let shape = this.shapes.get(plan);
+    if (!shape) {
+      shape = { plan, kernels: new Set(planKernels(plan, kernelNames())), arms: new Set(planArms(plan)) };
+      this.shapes.set(plan, shape);
+    }
+    return shape;
+  }
+
+  /** The state of the file at `path` from its first `lines` complete lines (recovered from disk once). */
+  private async state(path: string, lines: number, plan: Plan): Promise<FileState> {
+    const known = this.files.get(path);
+    if (known) return known;
+    const state = emptyState();
+    const stored = ((await readJsonlFile(path))?.lines ?? []).slice(0, lines);
+    // Lines stored before this check existed are taken as they are: the check starts from them.
+    for (const [i, line] of stored.entries()) {
+      try {
+        take(state, JSON.parse(line) as Line, i, this.shape(plan));
+      } catch {
+        // An older file that breaks a rule keeps its lines; only new lines are held to the plan.
+      }
+    }
+    this.files.set(path, state);
+    return state;
+  }
+
+  /**
+   * Check `lines` (each already valid alone), to be stored at seq `firstSeq` of the file at
+   * `path`, against `plan`. Throws RECORD_INVALID naming the line and the field; otherwise the
+   * result's commit() takes them into the file's state, to be called once they are on disk.
+   */
+  async check(path: string, lines: readonly string[], firstSeq: number, plan: Plan): Promise<PlannedLines> {
+    const current = await this.state(path, firstSeq, plan);
+    const next = copyState(current);
+    const shape = this.shape(plan);
+    lines.forEach((line, i) => take(next, JSON.parse(line) as Line, firstSeq + i, shape));
+    return { commit: () => this.files.set(path, next) };
+  }
+
+  /**
+   * What the file at `path` lacks of the plan's samples (kernel/arm/round), at most `limit` of
+   * them, for a machine that says it completed; [] when every planned sample is there.
+   */
+  async missing(path: string, lines: number, plan: Plan, limit = 5): Promise<{ count: number; first: string[] }> {
+    const state = await this.state(path, lines, plan);
+    const first: string[] = [];
+    let count = 0;
+    for (const kernel of planKernels(plan, kernelNames())) {
+      for (const arm of planArms(plan)) {
+        for (let round = 1; round <= plan.rounds; round++) {
+          if (state.seen.has(key(kernel, arm, round))) continue;
+          count++;
+          if (first.length < limit) first.push(key(kernel, arm, round));
+        }
+      }
+    }
+    return { count, first };
+  }
+}

@@ -415,7 +415,7 @@ export class RunDispatch {
       run = await this.lifecycle.finish(runId);
     }
     await writeManifest(dir);
-    await this.runIndex.runFinalized(runId);
+    this.runIndex.runFinalized(runId);
     log.info(`run ${runId}: ${run.state}`);
     await this.sendReport(runId);
     await this.startQueuedAfter(runId);

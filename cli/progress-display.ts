@@ -4,6 +4,7 @@
 // each other. Not on a terminal: a plain line per change of state, of waiting reason or of
 // tenth of progress, and other lines as they come.
 import type { RunSummary } from '../shared/protocol/events.ts';
+import { machineStateText } from '../shared/queue-place.ts';
 
 function bar(done: number, total: number, width = 24): string {
   const fraction = total > 0 ? Math.min(1, done / total) : 0;
@@ -63,8 +64,8 @@ export class ProgressDisplay {
     const tail = notes.length > 0 ? ` (${notes.join('; ')})` : '';
     const tenth = m.total > 0 ? Math.floor((10 * m.done) / m.total) : 0;
     return {
-      line: this.tty ? `  ${name.padEnd(16)} ${bar(m.done, m.total)} ${m.done}/${m.total} ${m.state}${tail}` : `${name}: ${m.state} ${m.done}/${m.total} samples${tail}`,
-      key: `${m.state}:${tenth}:${waiting ?? ''}:${m.message ?? ''}`,
+      line: this.tty ? `  ${name.padEnd(16)} ${bar(m.done, m.total)} ${m.done}/${m.total} ${machineStateText(m)}${tail}` : `${name}: ${machineStateText(m)} ${m.done}/${m.total} samples${tail}`,
+      key: `${m.state}:${m.queue ?? ''}:${tenth}:${waiting ?? ''}:${m.message ?? ''}`,
     };
   }
 

@@ -4,6 +4,7 @@ import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
+import { machineStateText } from '../../shared/queue-place.ts';
 
 interface Args extends ConnectionArgs { json: boolean }
 
@@ -28,7 +29,7 @@ export const statusCommand: CommandModule<object, Args> = {
       printLine(
         formatTable(
           ['run', 'state', 'machines'],
-          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${m.state} ${m.done}/${m.total}`).join(', ')]),
+          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${machineStateText(m)} ${m.done}/${m.total}`).join(', ')]),
         ),
       );
     } finally {

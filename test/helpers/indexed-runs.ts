@@ -47,7 +47,7 @@ export async function writeIndexedRuns(dataDir: string, spec: IndexedRunsSpec): 
     const runId = `hist-${pad(spec.seed)}-${pad(run)}`;
     const createdAt = new Date(Date.UTC(2026, 0, 1) + run * 3_600_000).toISOString();
     const stored: StoredRun = {
-      schema: RUN_SCHEMA_VERSION, runId, state: 'completed', after: null, createdAt, planSha256, cancelledAt: null,
+      schema: RUN_SCHEMA_VERSION, runId, state: 'completed', after: null, seq: 0, createdAt, planSha256, cancelledAt: null,
       machines: Object.fromEntries(spec.machines.map((m) => [m, { state: 'completed' as const, done: 0, total: 0, lines: {}, message: null, since: createdAt }])),
     };
     await store.createFolder(runId, planText, spec.machines);

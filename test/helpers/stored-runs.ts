@@ -51,6 +51,7 @@ export async function writeFinishedRun(dataDir: string, spec: StoredRunSpec): Pr
     runId: newRunId(),
     state: spec.finalize === false ? 'delivering' : 'completed',
     after: null,
+    seq: 0,
     createdAt,
     planSha256,
     cancelledAt: null,

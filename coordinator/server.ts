@@ -26,7 +26,7 @@ import {
 import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
 import { MAX_MESSAGE_BYTES } from '../shared/protocol/limits.ts';
 import { clientVersionRefusal, handshakeVersionRefusal, PROTOCOL_HEADER } from '../shared/protocol/protocol-version.ts';
-import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateRunId } from '../shared/protocol/validate.ts';
+import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateMachineName, validateRunId } from '../shared/protocol/validate.ts';
 import { AgentRegistry } from './agent-registry.ts';
 import { bearerToken, forbidden, Gatekeeper, type Role } from './auth.ts';
 import type { LoginLimit } from './login-limiter.ts';
@@ -120,7 +120,9 @@ export class Coordinator {
     const controlToken = options.controlToken ?? options.token;
     if (!agentToken || !controlToken) throw new BenchfleetError('AUTH_FAILED', 'the coordinator needs an agent token and a control token (or one token for both)');
     this.gate = new Gatekeeper({ agent: agentToken, control: controlToken }, options.loginLimit);
-    this.registry = new AgentRegistry(options.dataDir);
+    // A machine a run still needs (working on one or waiting in a queue) is never forgotten; the
+    // registry asks only once agents connect or are forgotten, after the lifecycle is made.
+    this.registry = new AgentRegistry(options.dataDir, { keep: (name) => this.lifecycle.activeRun(name) !== null || this.lifecycle.queuedMachines().includes(name) });
     this.runStore = new RunStore(options.dataDir);
     // The coordinator owns run state: every change is saved, then sent to the run's followers
     // and observers, then handed to the dispatcher (which finalizes ended runs).
@@ -379,6 +381,13 @@ export class Coordinator {
         }),
       );
       socket.on('campaign:cancel', (rawId, ack) => respond(ack, log, 'campaign:cancel', () => this.campaigns.cancel(rawId)));
+      socket.on('agents:forget', (rawName, ack) =>
+        respond(ack, log, 'agents:forget', async () => {
+          await this.registry.forget(validateMachineName(rawName));
+          this.events.emit('agents');
+          return this.agentList();
+        }),
+      );
     });
   }
 }

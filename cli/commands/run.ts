@@ -4,7 +4,7 @@ import { POLICY_ENV } from '../../shared/plan-policy-env.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { planToSend } from '../plan-to-send.ts';
 import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
-import { followRun } from '../follow.ts';
+import { detachOnInterrupt, followRun } from '../follow.ts';
 import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator, RunStarted } from '../../shared/protocol/events.ts';
@@ -50,7 +50,7 @@ export const runCommand: CommandModule<object, Args> = {
     const followed = [];
     for (const [i, runId] of started.runIds.entries()) {
       if (!args.json) printLine(`run ${runId}${started.runIds.length > 1 ? ` (${i + 1} of ${started.runIds.length})` : ''} (plan ${started.planSha256.slice(0, 12)}) on ${machines.join(', ')}`);
-      const result = await followRun(() => connectControl(args), runId, { reconnectForMs });
+      const result = await detachOnInterrupt(runId, () => followRun(() => connectControl(args), runId, { reconnectForMs }));
       followed.push({ runId, state: result.run.state, machines: result.run.machines, dir: result.dir, report: result.markdown });
       if (!args.json) printFollowed(runId, result);
       if (result.run.state !== 'completed') process.exitCode = 1;

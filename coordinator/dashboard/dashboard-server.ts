@@ -212,7 +212,8 @@ export class Dashboard {
     if (path === '/') return this.redirect(res, '/fleet');
     if (PAGES.some((p) => p.test(path))) return this.sendHtml(res, 200, appShell());
     if (isApi) return this.api(path, url, res);
-    return this.sendJson(res, 404, { error: `no page ${path}` });
+    // A browser's address (an odd run id, a typo) gets the page's own error view, not JSON.
+    return this.sendHtml(res, 404, appShell());
   }
 
   private async api(path: string, url: URL, res: ServerResponse): Promise<void> {

@@ -198,6 +198,8 @@ export type ControlToCoordinator = {
   'campaign:follow': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
   /** Stop a campaign: no further run starts, and its run in progress is cancelled. */
   'campaign:cancel': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
+  /** Forget a retired machine (refused while it is online or a run needs it); answers the agents left. */
+  'agents:forget': (name: string, ack: (result: Ack<AgentSummary[]>) => void) => void;
 };
 
 export type CoordinatorToControl = {

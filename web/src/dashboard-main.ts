@@ -42,7 +42,8 @@ async function route(root: HTMLElement, path: string): Promise<void> {
   if (campaign) return campaignPage(root, decodeURIComponent(campaign[1] as string));
   if (path === '/campaigns') return campaignsPage(root);
   if (path === '/history') return historyPage(root);
-  return fleetPage(root);
+  if (path === '/fleet') return fleetPage(root);
+  throw new Error(`there is no page ${path}; the pages are ${NAV.map(([, href]) => href).join(', ')} and /runs/RUN`);
 }
 
 document.getElementById('app')?.remove();

@@ -120,9 +120,9 @@ export class Coordinator {
     const controlToken = options.controlToken ?? options.token;
     if (!agentToken || !controlToken) throw new BenchfleetError('AUTH_FAILED', 'the coordinator needs an agent token and a control token (or one token for both)');
     this.gate = new Gatekeeper({ agent: agentToken, control: controlToken }, options.loginLimit);
-    // A machine a run still needs (working on one or waiting in a queue) is never forgotten; the
-    // registry asks only once agents connect or are forgotten, after the lifecycle is made.
-    this.registry = new AgentRegistry(options.dataDir, { keep: (name) => this.lifecycle.activeRun(name) !== null || this.lifecycle.queuedMachines().includes(name) });
+    // A machine a run still needs (queued, assigned, running or delivering) is never forgotten;
+    // the registry asks only once agents connect or are forgotten, after the lifecycle is set.
+    this.registry = new AgentRegistry(options.dataDir, { keep: (name) => this.lifecycle.nextInQueue(name) !== null || this.lifecycle.activeRun(name) !== null });
     this.runStore = new RunStore(options.dataDir);
     // The coordinator owns run state: every change is saved, then sent to the run's followers
     // and observers, then handed to the dispatcher (which finalizes ended runs).

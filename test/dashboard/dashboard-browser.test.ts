@@ -172,7 +172,7 @@ test('an odd run id in the address shows the page\'s error view, not raw JSON', 
   await page.waitForSelector('body[data-ready]');
   assert.equal(await page.getAttribute('body', 'data-ready'), 'error');
   assert.match((await page.textContent('main p.error')) ?? '', /^Could not load this page: /);
-  assert.equal(await page.locator('header.top nav a').count(), 3, 'the page chrome is there');
+  assert.ok((await page.locator('header.top nav a').count()) >= 3, 'the page chrome is there');
   assert.equal(await page.locator('img').count(), 0);
   await context.close();
 });

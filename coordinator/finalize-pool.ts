@@ -14,7 +14,7 @@ export const FINALIZE_THREADS = Math.max(1, availableParallelism() - 1);
 
 interface Queued {
   job: FinalizeJob;
-  resolve: () => void;
+  resolve: (markdown: string) => void;
   reject: (error: Error) => void;
 }
 
@@ -23,8 +23,8 @@ class FinalizePool {
   private readonly idle: Worker[] = [];
   private workers = 0;
 
-  run(job: FinalizeJob): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  run(job: FinalizeJob): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
       this.dispatch();
     });
@@ -68,7 +68,7 @@ class FinalizePool {
       worker.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
-      if (answer?.ok) q.resolve();
+      if (answer?.ok) q.resolve(answer.markdown);
       // The disk's code comes back as the cause, where storageErrorCode (the retry) looks for it.
       else if (answer && !answer.ok) q.reject(new BenchfleetError('INTERNAL', answer.message, answer.code ? { cause: Object.assign(new Error(answer.message), { code: answer.code }) } : {}));
       else q.reject(failure ?? new BenchfleetError('INTERNAL', 'finalization worker failed'));
@@ -91,7 +91,7 @@ class FinalizePool {
 
 const pool = new FinalizePool();
 
-/** Run one finalization job on a worker thread; rejects with the worker's error. */
-export function runFinalizeJob(job: FinalizeJob): Promise<void> {
+/** Run one finalization job on a worker thread (a report's markdown back); rejects with the worker's error. */
+export function runFinalizeJob(job: FinalizeJob): Promise<string> {
   return pool.run(job);
 }

@@ -5,8 +5,9 @@
 // final once its manifest exists. The summaries and the report are computed in worker threads
 // (finalize-pool.ts), one machine's policy file per job, so the coordinator's event loop keeps
 // answering acks, `status` and the dashboard while a large run is finalized.
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 import type { RunSummary } from '../shared/protocol/events.ts';
 import { runFinalizeJob } from './finalize-pool.ts';
 
@@ -37,5 +38,26 @@ export async function writeDerivedFiles(dir: string, run: RunSummary, onProgress
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   const machineDirs = [...new Set(files.map((f) => f.machineDir))];
-  await runFinalizeJob({ kind: 'report', machineDirs, out: join(dir, REPORT_FILE) });
+  const markdown = await runFinalizeJob({ kind: 'report', machineDirs });
+  // Atomic: a disk that fills mid-write must not leave a torn report for the manifest to list.
+  await writeFileAtomic(join(dir, REPORT_FILE), `${markdown.trimEnd()}\n\n${await machineStarts(dir, run)}`);
+}
+
+/**
+ * When each machine started its part: the machines of one run need not start together (a busy
+ * machine finishes its queue first), so the report says it rather than implying one start.
+ * From each machine's environment rows (the earliest `startedAt`); a machine with none never started.
+ */
+async function machineStarts(dir: string, run: RunSummary): Promise<string> {
+  const lines = ['## Machine starts', ''];
+  for (const [machine, m] of Object.entries(run.machines).sort(([a], [b]) => a.localeCompare(b))) {
+    let earliest: string | null = null;
+    for (const file of (await readdir(join(dir, machine)).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl'))) {
+      const first = (await readFile(join(dir, machine, file), 'utf8')).split('\n', 1)[0] ?? '';
+      const startedAt = first.startsWith('{') ? (JSON.parse(first) as { type?: unknown; startedAt?: unknown }) : null;
+      if (startedAt?.type === 'environment' && typeof startedAt.startedAt === 'string' && (earliest === null || startedAt.startedAt < earliest)) earliest = startedAt.startedAt;
+    }
+    lines.push(`- ${machine}: ${earliest === null ? 'never started' : `started ${earliest}`} (${m.state}${m.message ? `: ${m.message}` : ''})`);
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -6,24 +6,24 @@ import { parentPort } from 'node:worker_threads';
 import { buildReport, renderReport } from '../analysis/report/report.ts';
 import { summarizeRawFile } from '../analysis/summary/summarize.ts';
 import { writeSummary } from '../analysis/summary/summary-io.ts';
-import { writeFileAtomic } from '../shared/atomic-file.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { storageErrorCode } from './storage-error.ts';
 
-export type FinalizeJob = { kind: 'summary'; raw: string; summary: string } | { kind: 'report'; machineDirs: string[]; out: string };
+export type FinalizeJob = { kind: 'summary'; raw: string; summary: string } | { kind: 'report'; machineDirs: string[] };
 
 /** A failure carries the file system's code (ENOSPC...), so finalization knows to retry it. */
-export type FinalizeAnswer = { ok: true } | { ok: false; message: string; code: string | null };
+export type FinalizeAnswer = { ok: true; markdown: string } | { ok: false; message: string; code: string | null };
 
-async function run(job: FinalizeJob): Promise<void> {
-  if (job.kind === 'summary') await writeSummary(job.summary, await summarizeRawFile(job.raw));
-  // Atomic: a disk that fills mid-write must not leave a torn report for the manifest to list.
-  else await writeFileAtomic(job.out, renderReport(await buildReport(job.machineDirs, {}), 'markdown'));
+/** A summary is written here; a report's markdown goes back to the caller, which adds what it knows and writes it. */
+async function run(job: FinalizeJob): Promise<string> {
+  if (job.kind === 'report') return renderReport(await buildReport(job.machineDirs, {}), 'markdown');
+  await writeSummary(job.summary, await summarizeRawFile(job.raw));
+  return '';
 }
 
 parentPort?.on('message', (job: FinalizeJob) => {
   run(job).then(
-    () => parentPort?.postMessage({ ok: true } satisfies FinalizeAnswer),
+    (markdown) => parentPort?.postMessage({ ok: true, markdown } satisfies FinalizeAnswer),
     (error: unknown) => parentPort?.postMessage({ ok: false, message: errorMessage(error), code: storageErrorCode(error) } satisfies FinalizeAnswer),
   );
 });

@@ -30,5 +30,7 @@ test('summaries and report written by the finalization workers equal the in-proc
     }
   }
   const report = renderReport(await buildReport(machines.map((m) => join(dir, m)), {}), 'markdown');
-  assert.equal(await readFile(join(dir, REPORT_FILE), 'utf8'), report);
+  // The coordinator adds its own section (machine starts) after the analysis's report.
+  const written = await readFile(join(dir, REPORT_FILE), 'utf8');
+  assert.equal(written.slice(0, report.trimEnd().length), report.trimEnd());
 });

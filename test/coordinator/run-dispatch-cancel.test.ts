@@ -10,6 +10,8 @@ import { machineFacts } from '../../agent/machine-facts.ts';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
 import { AgentRegistry } from '../../coordinator/agent-registry.ts';
 import { RunDispatch } from '../../coordinator/run-dispatch.ts';
+import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
+import { RunStore } from '../../coordinator/run-store.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
@@ -19,14 +21,17 @@ test('a batch taken just before a cancel is counted in run.json: its line count 
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-cancel-'));
   const registry = new AgentRegistry(dir);
   await registry.connected('a', machineFacts(), 'conn-a');
-  const dispatch = new RunDispatch(
-    dir,
+  const store = new RunStore(dir);
+  let dispatch: RunDispatch | null = null;
+  const lifecycle = new RunLifecycle(store, (run) => dispatch?.runChanged(run));
+  dispatch = new RunDispatch({
+    store,
+    lifecycle,
     registry,
-    { assign: () => Promise.resolve(true), cancel: () => undefined, isOnline: () => true },
-    { assignTimeoutMs: 10_000, machineDeadlineMs: 3_600_000 },
-    () => undefined,
-    () => undefined,
-  );
+    agents: { assign: () => Promise.resolve(true), cancel: () => undefined, isOnline: () => true },
+    timing: { assignTimeoutMs: 10_000, machineDeadlineMs: 3_600_000 },
+    onReport: () => undefined,
+  });
   await dispatch.start();
   try {
     const planText = `${JSON.stringify(loadPlan(96).plan)}\n`;
@@ -47,7 +52,7 @@ test('a batch taken just before a cancel is counted in run.json: its line count 
     const saved = JSON.parse(await readFile(join(dir, 'runs', runId, 'run.json'), 'utf8')) as { state: string; machines: Record<string, { state: string; lines: Record<string, number> }> };
     assert.equal(saved.state, 'cancelled');
     assert.deepEqual(saved.machines['a']?.lines, { pages: 46 }, 'run.json counts the line written after the cancel');
-    assert.deepEqual(dispatch.lifecycle.get(runId).machines['a']?.lines, { pages: 46 });
+    assert.deepEqual(lifecycle.get(runId).machines['a']?.lines, { pages: 46 });
     await stat(join(dir, 'runs', runId, 'manifest.json'));
   } finally {
     await dispatch.close();

@@ -1,8 +1,11 @@
 // The dashboard's script: the page chrome, then the page for the path (Fleet, Runs, Run,
-// Compare). The server serves the same shell for every page; data comes from /api/*.
+// Compare, Campaigns, Campaign, History). The server serves the same shell for every page; data comes from /api/*.
 import { h, replace } from './dom.ts';
+import { campaignPage } from './pages/campaign-page.ts';
+import { campaignsPage } from './pages/campaigns-page.ts';
 import { comparePage } from './pages/compare-page.ts';
 import { fleetPage } from './pages/fleet-page.ts';
+import { historyPage } from './pages/history-page.ts';
 import { runPage } from './pages/run-page.ts';
 import { runsPage } from './pages/runs-page.ts';
 
@@ -10,6 +13,8 @@ const NAV = [
   ['Fleet', '/fleet'],
   ['Runs', '/runs'],
   ['Compare', '/compare'],
+  ['Campaigns', '/campaigns'],
+  ['History', '/history'],
 ] as const;
 
 function chrome(path: string): HTMLElement {
@@ -20,7 +25,7 @@ function chrome(path: string): HTMLElement {
       'header',
       { class: 'top' },
       h('span', { class: 'brand' }, 'benchfleet'),
-      h('nav', {}, ...NAV.map(([label, href]) => h('a', { href, class: path === href || (href === '/runs' && path.startsWith('/runs/')) ? 'current' : '' }, label))),
+      h('nav', {}, ...NAV.map(([label, href]) => h('a', { href, class: path === href || ((href === '/runs' || href === '/campaigns') && path.startsWith(`${href}/`)) ? 'current' : '' }, label))),
       logout,
     ),
     main,
@@ -33,7 +38,12 @@ async function route(root: HTMLElement, path: string): Promise<void> {
   if (run) return runPage(root, decodeURIComponent(run[1] as string));
   if (path === '/runs') return runsPage(root);
   if (path === '/compare') return comparePage(root);
-  return fleetPage(root);
+  const campaign = /^\/campaigns\/([^/]+)$/.exec(path);
+  if (campaign) return campaignPage(root, decodeURIComponent(campaign[1] as string));
+  if (path === '/campaigns') return campaignsPage(root);
+  if (path === '/history') return historyPage(root);
+  if (path === '/fleet') return fleetPage(root);
+  throw new Error(`there is no page ${path}; the pages are ${NAV.map(([, href]) => href).join(', ')} and /runs/RUN`);
 }
 
 document.getElementById('app')?.remove();

@@ -36,7 +36,6 @@ test('by default one arm of many samples stays on this thread: no worker starts,
   const options = { resamples: 400 };
   // 21 groups x 63 rounds x 400 resamples: far below the threshold.
   assert.ok(21 * 63 * 400 < MIN_DRAWS_FOR_THREADS);
-  
   let started = 0;
   const count = () => started++;
   process.on('worker', count);

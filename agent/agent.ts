@@ -211,6 +211,8 @@ export class Agent {
 
   /** Stop serving; a running harness is stopped too, and its run resumes when the agent starts again. */
   stop(): void {
+    // Once: Ctrl-C in the demo reaches an agent twice (the terminal's SIGINT, the demo's SIGTERM).
+    if (this.stopping) return;
     this.stopping = true;
     for (const run of this.runs.values()) run.child?.stop();
     const wasConnected = this.socket?.connected === true;

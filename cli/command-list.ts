@@ -17,7 +17,9 @@ import { resultsCommand } from './commands/results.ts';
 import { cancelCommand } from './commands/cancel.ts';
 import { followCommand } from './commands/follow.ts';
 import { demoCommand } from './commands/demo.ts';
+import { campaignCommand } from './commands/campaign.ts';
+import { agentsCommand } from './commands/agents.ts';
 
 // yargs' CommandModule is generic over each command's own argument shape; the list only hands
 // them to yargs, which parses and checks each command's arguments itself.
-export const commands = [buildCorpusCommand, buildWebCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, coordinatorCommand, agentCommand, runCommand, followCommand, statusCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];
+export const commands = [buildCorpusCommand, buildWebCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, coordinatorCommand, agentCommand, runCommand, campaignCommand, followCommand, statusCommand, agentsCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];

@@ -3,6 +3,7 @@
 import type { Argv } from 'yargs';
 import { BenchfleetError } from '../shared/errors.ts';
 import { DEFAULT_RECONNECT_MS, type FollowResult } from './follow.ts';
+import { markdownAsText } from './markdown-text.ts';
 import { printLine } from './output.ts';
 
 export interface ReconnectArgs { 'reconnect-for': number }
@@ -18,10 +19,15 @@ export function reconnectMs(args: ReconnectArgs): number {
   return seconds * 1000;
 }
 
+/** The report of a followed run as `report` prints it: a text table on a terminal, markdown on a pipe. */
+export function printReport(markdown: string): void {
+  printLine((process.stdout.isTTY === true ? markdownAsText(markdown) : markdown).trimEnd());
+}
+
 /** The end of a followed run for people: the report, then the run's state and where its files are. */
 export function printFollowed(runId: string, result: FollowResult): void {
   printLine();
-  printLine(result.markdown.trimEnd());
+  printReport(result.markdown);
   printLine();
   printLine(`run ${runId}: ${result.run.state}; files on the coordinator in ${result.dir}`);
 }

@@ -16,6 +16,29 @@ export interface FollowResult {
   dir: string;
 }
 
+/** What Ctrl-C during a follow says: the run is the coordinator's, only the watching stops. */
+export function detachMessage(runId: string): string {
+  return `stopped following; run ${runId} goes on on the coordinator. Re-attach with: npx benchfleet follow ${runId}`;
+}
+
+/**
+ * `follow` with Ctrl-C (SIGINT) meaning "stop watching": the bars are left as they are, the
+ * run goes on, the message says how to come back, and the exit code is 130 as for any
+ * interrupted command.
+ */
+export async function detachOnInterrupt<T>(runId: string, follow: () => Promise<T>): Promise<T> {
+  const onInterrupt = (): void => {
+    process.stderr.write(`\n${detachMessage(runId)}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await follow();
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
 export interface FollowOptions {
   display?: ProgressDisplay;
   /** How long to keep trying to reconnect after the connection drops (default 10 min). */

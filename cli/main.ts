@@ -5,6 +5,7 @@ import yargs from 'yargs';
 import { commands } from './command-list.ts';
 import { BenchfleetError, errorMessage, exitCodeOf, isBenchfleetError } from '../shared/errors.ts';
 import { commandOf, usageLine } from './usage-line.ts';
+import { tidyHelp, withPlainExamples } from './help-format.ts';
 import { currentOptions, unknownOptionsMessage } from './unknown-options.ts';
 
 /**
@@ -21,6 +22,8 @@ function endQuietlyWhenOutputCloses(): void {
   });
 }
 
+const helpWidth = (): number => Math.min(100, process.stdout.columns ?? 100);
+
 export async function main(argv: string[]): Promise<number> {
   endQuietlyWhenOutputCloses();
   let failure: unknown = null;
@@ -34,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
     .parserConfiguration({ 'camel-case-expansion': false })
     .demandCommand(1, 'Name a command; `benchfleet --help` lists them.')
     .recommendCommands()
-    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .wrap(helpWidth())
     .epilogue('Docs: README.md and docs/ in the benchfleet repository. Every command takes --help.')
     .exitProcess(false)
     // yargs calls this for an argument error (a message, no error) and for an error thrown by a
@@ -49,16 +52,22 @@ export async function main(argv: string[]): Promise<number> {
       usage = error === undefined;
       throw failure;
     });
-  for (const command of commands) parser.command(command);
+  for (const command of commands) parser.command(withPlainExamples(command, 'benchfleet', helpWidth));
+  // yargs prints help and usage through console.log: tidied on the way out.
+  const log = console.log;
+  console.log = (...parts: unknown[]) => log(...parts.map((p) => (typeof p === 'string' ? tidyHelp(p) : p)));
   try {
     await parser.parseAsync();
   } catch (error) {
     failure ??= error;
+  } finally {
+    console.log = log;
   }
   if (failure !== null) {
     const prefix = isBenchfleetError(failure) ? `Error [${failure.code}]` : 'Error';
     process.stderr.write(`${prefix}: ${errorMessage(failure)}\n`);
-    if (usage) process.stderr.write(`${usageLine(argv, commands)}\n`);
+    // A bad flag value found by a command's handler is a usage error like yargs' own.
+    if (usage || (isBenchfleetError(failure) && failure.code === 'USAGE')) process.stderr.write(`${usageLine(argv, commands)}\n`);
     if (process.env['BENCHFLEET_DEBUG'] && failure instanceof Error && failure.stack) process.stderr.write(`${failure.stack}\n`);
     return exitCodeOf(failure);
   }

@@ -3,10 +3,16 @@
 // DIR/agents.json so that `status` after a restart still lists machines that have not
 // reconnected yet, and a machine's deadline counts from when it was last heard. Which run a
 // machine works on is not kept here: the run lifecycle owns that.
+//
+// The list is bounded, so that names do not pile up for ever (a flood of made-up names once
+// left 1,025 agents listed): an agent offline for more than FORGET_AFTER_DAYS is forgotten,
+// and beyond MAX_AGENTS the offline ones last heard from longest ago are forgotten first, each
+// with a log line. An online agent, or one a run still needs (`keep`), is never forgotten; a
+// retired machine can be forgotten at once with `benchfleet agents forget NAME`.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../shared/atomic-file.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import type { AgentSummary, MachineFacts } from '../shared/protocol/events.ts';
 
@@ -14,6 +20,20 @@ const log = createLogger('coordinator:agents');
 
 /** How often lastSeen is written to disk while records and heartbeats keep arriving. */
 const SAVE_EVERY_MS = 30_000;
+
+/** An offline agent not heard from for this long is forgotten. */
+export const FORGET_AFTER_DAYS = 90;
+
+/** Most agents listed; beyond it the offline ones last heard from longest ago are forgotten. */
+export const MAX_AGENTS = 256;
+
+export interface RegistryOptions {
+  /** A machine a run still needs (queued, assigned, running or delivering): never forgotten. */
+  keep?: (name: string) => boolean;
+  maxAgents?: number;
+  forgetAfterDays?: number;
+  now?: () => number;
+}
 
 interface AgentEntry {
   name: string;
@@ -28,9 +48,50 @@ export class AgentRegistry {
   private readonly file: string;
   private saving: Promise<void> = Promise.resolve();
   private lastSave = 0;
+  private readonly keep: (name: string) => boolean;
+  private readonly maxAgents: number;
+  private readonly forgetAfterMs: number;
+  private readonly now: () => number;
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, options: RegistryOptions = {}) {
     this.file = join(dataDir, 'agents.json');
+    this.keep = options.keep ?? (() => false);
+    this.maxAgents = options.maxAgents ?? MAX_AGENTS;
+    this.forgetAfterMs = (options.forgetAfterDays ?? FORGET_AFTER_DAYS) * 86_400_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Forget a retired machine: it leaves `status` and the Fleet page (its runs stay). Refused
+   * for an agent that is online or that a run still needs.
+   */
+  forget(name: string): Promise<void> {
+    const entry = this.agents.get(name);
+    if (!entry) throw new BenchfleetError('UNKNOWN_MACHINE', `no agent ${name} is known to this coordinator; \`benchfleet status\` lists them`);
+    if (entry.connectionId !== null) throw new BenchfleetError('MACHINE_BUSY', `agent ${name} is online; stop it first (its service, or Ctrl-C), then forget it`);
+    if (this.keep(name)) throw new BenchfleetError('MACHINE_BUSY', `agent ${name} has an unfinished run; wait for it to end or cancel it (\`benchfleet cancel RUN\`), then forget it`);
+    this.agents.delete(name);
+    log.info(`forgot agent ${name} (asked for; last seen ${entry.lastSeen})`);
+    return this.save();
+  }
+
+  /** Apply the bounds (module comment); true when an agent was forgotten. */
+  private prune(): boolean {
+    const now = this.now();
+    const forgettable = [...this.agents.values()].filter((a) => a.connectionId === null && !this.keep(a.name)).sort((a, b) => Date.parse(a.lastSeen) - Date.parse(b.lastSeen) || (a.name < b.name ? -1 : 1));
+    let over = this.agents.size - this.maxAgents;
+    let forgot = false;
+    for (const a of forgettable) {
+      const seen = Date.parse(a.lastSeen);
+      // An unreadable date counts as long ago.
+      const stale = !(now - seen <= this.forgetAfterMs);
+      if (!stale && over <= 0) break;
+      this.agents.delete(a.name);
+      over--;
+      forgot = true;
+      log.warn(`forgot agent ${a.name}, last seen ${a.lastSeen}: ${stale ? `offline for more than ${this.forgetAfterMs / 86_400_000} days` : `this coordinator lists at most ${this.maxAgents} agents, and it was the one heard from longest ago`}`);
+    }
+    return forgot;
   }
 
   async load(): Promise<void> {
@@ -40,6 +101,7 @@ export class AgentRegistry {
     } catch {
       // No agents yet.
     }
+    if (this.prune()) await this.save();
   }
 
   /** Saves one after another, so an older list never overwrites a newer one. */
@@ -72,7 +134,8 @@ export class AgentRegistry {
   }
 
   connected(name: string, facts: MachineFacts, connectionId: string): Promise<void> {
-    this.agents.set(name, { name, facts, lastSeen: new Date().toISOString(), load: facts.loadAverage, connectionId });
+    this.agents.set(name, { name, facts, lastSeen: new Date(this.now()).toISOString(), load: facts.loadAverage, connectionId });
+    this.prune();
     return this.save();
   }
 

@@ -3,7 +3,7 @@
 // everything. Everything here is derived from the raw files alone, so it can be redone. The
 // manifest is written separately and last, after the run's final state is saved: a run is
 // final once its manifest exists.
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { summarizeRawFile } from '../analysis/summary/summarize.ts';
 import { writeSummary } from '../analysis/summary/summary-io.ts';
@@ -29,7 +29,7 @@ export async function writeDerivedFiles(dir: string, run: RunSummary): Promise<v
   }
   const report = await buildReport(machineDirs, {});
   // Atomic: a disk that fills mid-write must not leave a torn report for the manifest to list.
-  await writeFileAtomic(join(dir, REPORT_FILE), renderReport(report, 'markdown'));
+  await writeFileAtomic(join(dir, REPORT_FILE), `${renderReport(report, 'markdown').trimEnd()}\n\n${await machineStarts(dir, run)}`);
 }
 
 /**
@@ -43,4 +43,23 @@ export function storageErrorCode(error: unknown): string | null {
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   }
   return null;
+}
+
+/**
+ * When each machine started its part: the machines of one run need not start together (a busy
+ * machine finishes its queue first), so the report says it rather than implying one start.
+ * From each machine's environment rows (the earliest `startedAt`); a machine with none never started.
+ */
+async function machineStarts(dir: string, run: RunSummary): Promise<string> {
+  const lines = ['## Machine starts', ''];
+  for (const [machine, m] of Object.entries(run.machines).sort(([a], [b]) => a.localeCompare(b))) {
+    let earliest: string | null = null;
+    for (const file of (await readdir(join(dir, machine)).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl'))) {
+      const first = (await readFile(join(dir, machine, file), 'utf8')).split('\n', 1)[0] ?? '';
+      const startedAt = first.startsWith('{') ? (JSON.parse(first) as { type?: unknown; startedAt?: unknown }) : null;
+      if (startedAt?.type === 'environment' && typeof startedAt.startedAt === 'string' && (earliest === null || startedAt.startedAt < earliest)) earliest = startedAt.startedAt;
+    }
+    lines.push(`- ${machine}: ${earliest === null ? 'never started' : `started ${earliest}`} (${m.state}${m.message ? `: ${m.message}` : ''})`);
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,8 @@
 // What the coordinator does with runs, between the sockets (server.ts) and the run lifecycle
-// (the only owner of run state): start a run or series, send plans to agents, take record
-// batches and ends of runs, cancel, finalize (summaries, report, manifest), start the next run
-// of a series, and fail machines that never come back within their deadline.
+// (the only owner of run state): queue a run or series on its machines, start each machine's
+// next queued run when it is free, send plans to agents, take record batches and ends of runs,
+// cancel, finalize (summaries, report, manifest), and fail machines that never come back within
+// their deadline.
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,15 +15,15 @@ import { parsePlan } from '../shared/plan-validate.ts';
 import type { Plan } from '../shared/plan.ts';
 import { kernelNames } from '../kernels/catalog.ts';
 import type { Policy } from '../shared/policies.ts';
-import type { BatchAck, ResumePoint, RunSummary } from '../shared/protocol/events.ts';
+import type { BatchAck, ResumePoint, RunStarted, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import { REPORT_FILE, storageErrorCode, writeDerivedFiles } from './finalize-run.ts';
 import { RecordSink } from './record-sink.ts';
 import { newRunId } from './run-id.ts';
-import { RunLifecycle } from './run-lifecycle.ts';
+import type { RunLifecycle } from './run-lifecycle.ts';
 import { isTerminal } from './run-schema.ts';
-import { RunStore } from './run-store.ts';
+import type { RunStore } from './run-store.ts';
 
 const log = createLogger('coordinator:runs');
 
@@ -41,26 +42,40 @@ export interface AgentLink {
   isOnline(machine: string): boolean;
 }
 
-export interface DispatchOptions {
+export interface DispatchTiming {
   assignTimeoutMs: number;
   /** A machine whose agent stays offline this long during a run fails, saying so. */
   machineDeadlineMs: number;
 }
 
+export interface DispatchOptions {
+  /** The run folders. */
+  store: RunStore;
+  /** The owner of run state; the coordinator builds it and tells the dispatcher of each change (runChanged). */
+  lifecycle: RunLifecycle;
+  registry: AgentRegistry;
+  agents: AgentLink;
+  timing: DispatchTiming;
+  /** A run's report is written (or could not be): for its followers. */
+  onReport: (report: { runId: string; markdown: string; dir: string }) => void;
+}
+
 export class RunDispatch {
-  readonly store: RunStore;
-  readonly lifecycle: RunLifecycle;
+  private readonly store: RunStore;
+  private readonly lifecycle: RunLifecycle;
   private readonly sink = new RecordSink();
   private readonly registry: AgentRegistry;
   private readonly agents: AgentLink;
-  private readonly options: DispatchOptions;
-  private readonly onReport: (report: { runId: string; markdown: string; dir: string }) => void;
+  private readonly timing: DispatchTiming;
+  private readonly onReport: DispatchOptions['onReport'];
   private readonly finalizing = new Map<string, Promise<void>>();
   /** Each run's parsed plan, read once. */
   private readonly plans = new Map<string, Promise<Plan>>();
   /** Finalizations that failed, waiting for their next attempt. */
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private deadlineTimer: NodeJS.Timeout | null = null;
+  /** Per machine, the tail of its queue decisions: one at a time, so a free machine starts one run, not two. */
+  private readonly starting = new Map<string, Promise<unknown>>();
   /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
   private readonly offering = new Set<string>();
   /** Of those, the ones whose agent connected again meanwhile: the answer may be lost with the old link, so send once more. */
@@ -77,19 +92,27 @@ export class RunDispatch {
   private readonly heard = new Map<string, number>();
   private readonly startedAt = Date.now();
 
-  constructor(dataDir: string, registry: AgentRegistry, agents: AgentLink, options: DispatchOptions, announce: (run: RunSummary) => void, onReport: (report: { runId: string; markdown: string; dir: string }) => void) {
-    this.store = new RunStore(dataDir);
-    this.registry = registry;
-    this.agents = agents;
-    this.options = options;
-    this.onReport = onReport;
-    this.lifecycle = new RunLifecycle(this.store, (run) => {
-      announce(run);
-      if (run.state === 'delivering') this.finalize(run.runId);
-    });
+  constructor(options: DispatchOptions) {
+    this.store = options.store;
+    this.lifecycle = options.lifecycle;
+    this.registry = options.registry;
+    this.agents = options.agents;
+    this.timing = options.timing;
+    this.onReport = options.onReport;
     this.loaded = new Promise((resolve) => {
       this.markLoaded = resolve;
     });
+  }
+
+  /**
+   * The lifecycle announced a change of `run` (saved already): a run whose machines all ended is
+   * finalized, and a machine that ended its part (or was queued) starts its next queued run.
+   */
+  runChanged(run: RunSummary): void {
+    if (run.state === 'delivering') this.finalize(run.runId);
+    for (const [machine, m] of Object.entries(run.machines)) {
+      if (isTerminal(m.state) || m.state === 'queued') background(log, `starting the next run of ${machine}`, this.startNext(machine));
+    }
   }
 
   /** Load every run and pick up what a restart interrupted. */
@@ -99,12 +122,12 @@ export class RunDispatch {
     for (const run of this.lifecycle.list()) {
       if (run.state === 'delivering') this.finalize(run.runId);
       // Stopped while sending its plans: the machines still waiting get theirs when their agents connect.
-      else if (run.state === 'assigned') background(log, `run ${run.runId}: sending its plans again`, () => this.offerWaiting(run.runId));
+      else if (run.state === 'assigned' || run.state === 'running') background(log, `run ${run.runId}: sending its plans again`, () => this.offerWaiting(run.runId));
       else if (isTerminal(run.state) && !(await this.hasManifest(run.runId))) this.finalize(run.runId);
-      else if (run.state === 'queued' && run.after && isTerminal(this.lifecycle.get(run.after).state)) background(log, `run ${run.runId}: starting after ${run.after}`, () => this.startQueuedAfter(run.after as string));
-      else if (run.state === 'queued' && !run.after) background(log, `run ${run.runId}: could not start`, () => this.assignRun(run.runId));
     }
-    const every = Math.max(1000, Math.min(60_000, this.options.machineDeadlineMs / 4));
+    // The queues as saved: every free machine starts its next run.
+    for (const machine of this.lifecycle.queuedMachines()) background(log, `starting the next run of ${machine}`, () => this.startNext(machine));
+    const every = Math.max(1000, Math.min(60_000, this.timing.machineDeadlineMs / 4));
     this.deadlineTimer = setInterval(() => background(log, 'machine deadlines', () => this.expireMachines()), every);
     this.deadlineTimer.unref();
   }
@@ -120,7 +143,7 @@ export class RunDispatch {
     return stat(join(this.store.runDir(runId), MANIFEST_FILE)).then(() => true, () => false);
   }
 
-  async startRun(rawRequest: unknown): Promise<{ runId: string; runIds: string[]; planSha256: string }> {
+  async startRun(rawRequest: unknown): Promise<RunStarted> {
     const request = validateStartRequest(rawRequest);
     let planJson: unknown;
     try {
@@ -135,20 +158,45 @@ export class RunDispatch {
     const offline = machines.filter((m) => !this.agents.isOnline(m));
     if (offline.length > 0) throw new BenchfleetError('MACHINE_OFFLINE', `offline machine${offline.length > 1 ? 's' : ''}: ${offline.join(', ')}; start their agents first`);
     const planSha256 = createHash('sha256').update(request.planText).digest('hex');
-    // Busy check and claim in one step (createSeries), before anything else is awaited.
-    const runs = await this.lifecycle.createSeries(request.planText, planSha256, machines, request.runs, () => newRunId());
-    const runIds = runs.map((r) => r.runId);
+    const { runIds } = await this.queueRuns(request.planText, planSha256, machines, request.runs);
     const first = runIds[0];
     if (!first) throw new BenchfleetError('USAGE', 'no run to start');
-    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
-    await this.assignRun(first);
-    return { runId: first, runIds, planSha256 };
+    // Where the first run stands once every free machine has taken its plan: queued machines say their place.
+    const queue = Object.fromEntries(Object.entries(this.lifecycle.get(first).machines).flatMap(([m, s]) => (s.queue === undefined ? [] : [[m, s.queue]])));
+    return { runId: first, runIds, planSha256, queue };
   }
 
-  /** Send a run's plan to each of its machines (see offer). */
-  private async assignRun(runId: string): Promise<void> {
-    const run = await this.lifecycle.startAssigning(runId);
-    await Promise.all(Object.keys(run.machines).map((machine) => this.offer(runId, machine)));
+  /**
+   * Queue `count` runs of a plan (already validated) on `machines` and start them where the
+   * machines are free; resolves once the free machines were sent their plans.
+   */
+  async queueRuns(planText: string, planSha256: string, machines: readonly string[], count: number, newId: () => string = () => newRunId()): Promise<{ runIds: string[] }> {
+    const runs = await this.lifecycle.createSeries(planText, planSha256, machines, count, newId);
+    const runIds = runs.map((r) => r.runId);
+    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
+    await Promise.all(machines.map((machine) => this.startNext(machine)));
+    return { runIds };
+  }
+
+  /**
+   * When `machine` works on no run, its next queued run starts there: the machine is assigned
+   * (saved) and sent its plan. One decision per machine at a time, its offer included (the
+   * machine is busy meanwhile anyway), so a caller that finds the machine taken still waits
+   * for the plan that took it.
+   */
+  private startNext(machine: string): Promise<void> {
+    const previous = this.starting.get(machine) ?? Promise.resolve();
+    const task = previous.then(async () => {
+      await this.loaded;
+      if (this.lifecycle.activeRun(machine) !== null) return;
+      const runId = this.lifecycle.nextInQueue(machine);
+      if (runId === null) return;
+      log.info(`run ${runId}: ${machine} is free; starting its part`);
+      await this.lifecycle.machineAssigned(runId, machine);
+      await this.offer(runId, machine);
+    });
+    this.starting.set(machine, task.catch((error: unknown) => log.error(`starting the next run of ${machine}: ${errorMessage(error)}`)));
+    return task;
   }
 
   /**
@@ -185,7 +233,7 @@ export class RunDispatch {
     const planText = await this.store.planText(runId);
     let taken: boolean;
     try {
-      taken = await this.agents.assign(machine, { runId, machine, planText, planSha256: run.planSha256 }, this.options.assignTimeoutMs);
+      taken = await this.agents.assign(machine, { runId, machine, planText, planSha256: run.planSha256 }, this.timing.assignTimeoutMs);
     } catch (refusal) {
       await this.lifecycle.assignmentRefused(runId, machine, errorMessage(refusal));
       return;
@@ -219,37 +267,29 @@ export class RunDispatch {
     );
   }
 
-  /** Start the queued run of a series that waits for `runId`, if any. */
-  private async startQueuedAfter(runId: string): Promise<void> {
-    const next = this.lifecycle.list().find((r) => r.state === 'queued' && r.after === runId);
-    if (!next) return;
-    log.info(`run ${next.runId}: starting, next in its series after ${runId}`);
-    await this.assignRun(next.runId).catch((error: unknown) => log.error(`run ${next.runId}: could not start: ${errorMessage(error)}`));
-  }
-
   /**
    * Machines that keep their run waiting longer than the deadline fail, saying why: an agent
    * away that long, or one that is connected but has not taken its plan (it never answered the
    * assignment, sent again at each of its connects) for that long.
    */
   async expireMachines(now = Date.now()): Promise<void> {
-    const hours = this.options.machineDeadlineMs / 3_600_000;
-    const deadline = `the machine deadline of ${hours >= 1 ? `${hours} h` : `${Math.round(this.options.machineDeadlineMs / 1000)} s`} (coordinator --machine-deadline)`;
+    const hours = this.timing.machineDeadlineMs / 3_600_000;
+    const deadline = `the machine deadline of ${hours >= 1 ? `${hours} h` : `${Math.round(this.timing.machineDeadlineMs / 1000)} s`} (coordinator --machine-deadline)`;
     for (const run of this.lifecycle.list()) {
       for (const [machine, m] of Object.entries(run.machines)) {
         if (!(m.state === 'assigned' || m.state === 'running' || m.state === 'delivering')) continue;
         let message: string;
         if (this.agents.isOnline(machine) && m.state !== 'assigned') {
           const since = Math.max(this.startedAt, this.heard.get(`${run.runId}/${machine}`) ?? 0, Date.parse(this.lifecycle.machineSince(run.runId, machine) ?? run.createdAt));
-          if (now - since < this.options.machineDeadlineMs) continue;
+          if (now - since < this.timing.machineDeadlineMs) continue;
           message = `agent ${machine} is connected but has sent nothing of this run since ${new Date(since).toISOString()} (no records, progress or resume: the agent connected under this name does not hold the run, e.g. one that took the name over); failed after ${deadline}`;
         } else if (this.agents.isOnline(machine)) {
           const since = Date.parse(this.lifecycle.machineSince(run.runId, machine) ?? run.createdAt);
-          if (now - since < this.options.machineDeadlineMs) continue;
+          if (now - since < this.timing.machineDeadlineMs) continue;
           message = `agent ${machine} is connected but has not taken its plan since it was assigned at ${new Date(since).toISOString()} (the plan is sent again at each of its connects); failed after ${deadline}`;
         } else {
           const lastSeen = Date.parse(this.registry.lastSeen(machine) ?? run.createdAt);
-          if (now - lastSeen < this.options.machineDeadlineMs) continue;
+          if (now - lastSeen < this.timing.machineDeadlineMs) continue;
           message = `agent ${machine} has not been heard from since ${new Date(lastSeen).toISOString()}; failed after ${deadline}`;
         }
         log.warn(`run ${run.runId}: ${message}`);
@@ -370,9 +410,8 @@ export class RunDispatch {
   }
 
   /**
-   * Summaries and report, then the final state, then the manifest; then the report to followers
-   * and the next run of a series. A failure (a full disk) is retried with a backoff of 1 s
-   * doubling to 60 s, and the run says so in the meantime (RunSummary.finalizing); each step
+   * Summaries and report, then the final state, then the manifest; then the report to
+   * followers. A failure (a full disk) is retried with a backoff of 1 s doubling to 60 s, and the run says so in the meantime (RunSummary.finalizing); each step
    * redoes only what is not done yet, so the run ends exactly once.
    */
   private finalize(runId: string, attempt = 0): void {
@@ -412,7 +451,6 @@ export class RunDispatch {
     await writeManifest(dir);
     log.info(`run ${runId}: ${run.state}`);
     await this.sendReport(runId);
-    await this.startQueuedAfter(runId);
   }
 
   async sendReport(runId: string): Promise<void> {

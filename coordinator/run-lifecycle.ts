@@ -2,8 +2,9 @@
 // transition against the tables below (an illegal one is refused with ILLEGAL_TRANSITION),
 // saves run.json, and only then announces the new state, so nothing is ever broadcast that a
 // crash could take back. Nobody else holds a run: readers get copies (RunSummary), never the
-// live object. Claiming machines for a new run is one synchronous step with the busy check, so
-// two simultaneous starts on one machine cannot both win.
+// live object. Each machine has a queue, first come first served: a new run's machines are
+// queued, and a machine leaves its queue (queued -> assigned) only when it works on no other run.
+// The order is the runs' saved `seq`, so the queues come back exactly after a restart.
 import { BenchfleetError } from '../shared/errors.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { RunSummary } from '../shared/protocol/events.ts';
@@ -48,12 +49,16 @@ export interface FinishedFiles {
   samples: number;
 }
 
-/** `waiting`: why machines of the run wait before measuring (held in memory only, never stored). */
-function copy(run: StoredRun, waiting?: ReadonlyMap<string, string>): RunSummary {
+/**
+ * `waiting`: why machines of the run wait before measuring (held in memory only, never stored).
+ * `queue`: a queued machine's place in its queue (1: next to start).
+ */
+function copy(run: StoredRun, waiting?: ReadonlyMap<string, string>, queue?: (machine: string) => number): RunSummary {
   const machines: RunSummary['machines'] = {};
   for (const [name, m] of Object.entries(run.machines)) {
     const why = isTerminal(m.state) ? undefined : waiting?.get(name);
-    machines[name] = { state: m.state, done: m.done, total: m.total, lines: { ...m.lines }, message: m.message, ...(why ? { waiting: why } : {}) };
+    const place = m.state === 'queued' && queue ? queue(name) : undefined;
+    machines[name] = { state: m.state, done: m.done, total: m.total, lines: { ...m.lines }, message: m.message, ...(why ? { waiting: why } : {}), ...(place !== undefined ? { queue: place } : {}) };
   }
   return { runId: run.runId, state: run.state, after: run.after, createdAt: run.createdAt, planSha256: run.planSha256, cancelledAt: run.cancelledAt, machines };
 }
@@ -64,8 +69,8 @@ export class RunLifecycle {
   private readonly runs = new Map<string, StoredRun>();
   /** Per run, the tail of its chain of changes: one change at a time, saved in order. */
   private readonly chains = new Map<string, Promise<unknown>>();
-  /** Machines claimed by runs being created (their folders not yet written). */
-  private readonly claims = new Map<string, string>();
+  /** The next run's seq. */
+  private nextSeq = 1;
   private readonly now: () => Date;
   /** Per run, per machine: why it waits before measuring (the latest progress's `waiting`). */
   private readonly waiting = new Map<string, Map<string, string>>();
@@ -89,6 +94,20 @@ export class RunLifecycle {
         onSkipped(runId, error instanceof Error ? error.message : String(error));
       }
     }
+    // Runs saved before the queues had no seq: they take places after the others, oldest first
+    // (a series by its chain of `after`, whose ids can share a creation second).
+    const unplaced = [...this.runs.values()].filter((r) => r.seq === 0).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.runId.localeCompare(b.runId));
+    let seq = Math.max(0, ...[...this.runs.values()].map((r) => r.seq));
+    const placed = new Set<string>();
+    const place = (run: StoredRun): void => {
+      if (placed.has(run.runId)) return;
+      const before = run.after === null ? undefined : this.runs.get(run.after);
+      if (before && before.seq === 0) place(before);
+      placed.add(run.runId);
+      run.seq = ++seq;
+    };
+    for (const run of unplaced) place(run);
+    this.nextSeq = seq + 1;
   }
 
   list(): RunSummary[] {
@@ -109,15 +128,19 @@ export class RunLifecycle {
     return run;
   }
 
-  /** The run that holds `machine` (queued series included), or null when it is free. */
-  holder(machine: string): string | null {
-    const claimed = this.claims.get(machine);
-    if (claimed) return claimed;
-    for (const run of this.runs.values()) {
-      const m = run.machines[machine];
-      if (m && !isTerminal(m.state) && !isTerminal(run.state) && run.state !== 'delivering') return run.runId;
-    }
-    return null;
+  /** The runs whose `machine` waits in its queue, first to start first. */
+  private queueOf(machine: string): StoredRun[] {
+    return [...this.runs.values()].filter((r) => r.machines[machine]?.state === 'queued' && !isTerminal(r.state)).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The run `machine` starts next, when it is free: the first of its queue; null when the queue is empty. */
+  nextInQueue(machine: string): string | null {
+    return this.queueOf(machine)[0]?.runId ?? null;
+  }
+
+  /** Every machine that waits in a queue. */
+  queuedMachines(): string[] {
+    return [...new Set([...this.runs.values()].flatMap((r) => Object.entries(r.machines).filter(([, m]) => m.state === 'queued').map(([name]) => name)))].sort();
   }
 
   /** The run `machine` is working on now (assigned, running or delivering), or null. */
@@ -147,49 +170,43 @@ export class RunLifecycle {
   }
 
   /**
-   * Create `count` back-to-back runs of one plan on `machines`: the first ready to assign
-   * (state "queued" until startAssigning), the rest queued behind it. The busy check and the
-   * claim are one synchronous step: a second call for a held machine is refused with
-   * MACHINE_BUSY, however close together they come.
+   * Create `count` back-to-back runs of one plan on `machines`, every machine queued: each starts
+   * its part when it is free (the dispatcher asks nextInQueue). The seqs are taken in one
+   * synchronous step, so two starts that come together are queued in the order they came.
    */
   async createSeries(planText: string, planSha256: string, machines: readonly string[], count: number, newId: () => string): Promise<RunSummary[]> {
-    const busy = machines.map((m) => [m, this.holder(m)] as const).filter(([, holder]) => holder !== null);
-    if (busy.length > 0) {
-      throw new BenchfleetError('MACHINE_BUSY', `busy machine${busy.length > 1 ? 's' : ''}: ${busy.map(([m, r]) => `${m} (run ${r ?? '?'})`).join(', ')}; wait for their runs or cancel them`);
-    }
     const runIds = Array.from({ length: count }, newId);
-    for (const m of machines) this.claims.set(m, runIds[0] as string);
-    try {
-      const created: StoredRun[] = [];
-      for (let i = 0; i < count; i++) {
-        const runId = runIds[i] as string;
-        const since = this.now().toISOString();
-        const stored: StoredRun = {
-          schema: RUN_SCHEMA_VERSION,
-          runId,
-          state: 'queued',
-          after: i === 0 ? null : (runIds[i - 1] as string),
-          createdAt: since,
-          planSha256,
-          cancelledAt: null,
-          machines: Object.fromEntries(machines.map((m) => [m, { state: 'queued', done: 0, total: 0, lines: {}, message: null, since } satisfies StoredMachine])),
-        };
-        await this.store.createFolder(runId, planText, machines);
-        await this.store.saveRun(stored);
-        created.push(stored);
-      }
-      for (const run of created) this.runs.set(run.runId, run);
-      for (const run of created) this.announce(this.summary(run));
-      return created.map((run) => this.summary(run));
-    } finally {
-      for (const m of machines) if (this.claims.get(m) === runIds[0]) this.claims.delete(m);
+    const first = this.nextSeq;
+    this.nextSeq += count;
+    const created: StoredRun[] = [];
+    for (let i = 0; i < count; i++) {
+      const runId = runIds[i] as string;
+      const since = this.now().toISOString();
+      const stored: StoredRun = {
+        schema: RUN_SCHEMA_VERSION,
+        runId,
+        state: 'queued',
+        after: i === 0 ? null : (runIds[i - 1] as string),
+        seq: first + i,
+        createdAt: since,
+        planSha256,
+        cancelledAt: null,
+        machines: Object.fromEntries(machines.map((m) => [m, { state: 'queued', done: 0, total: 0, lines: {}, message: null, since } satisfies StoredMachine])),
+      };
+      await this.store.createFolder(runId, planText, machines);
+      await this.store.saveRun(stored);
+      created.push(stored);
     }
+    for (const run of created) this.runs.set(run.runId, run);
+    for (const run of created) this.announce(this.summary(run));
+    return created.map((run) => this.summary(run));
   }
 
   /** Apply `change` to a private copy of the run, check it, save it, then make it current and announce it. */
   private summary(run: StoredRun): RunSummary {
     const problem = this.finalizingProblems.get(run.runId);
-    return { ...copy(run, this.waiting.get(run.runId)), ...(problem !== undefined && !isTerminal(run.state) ? { finalizing: problem } : {}) };
+    const place = (machine: string): number => this.queueOf(machine).findIndex((r) => r.runId === run.runId) + 1;
+    return { ...copy(run, this.waiting.get(run.runId), place), ...(problem !== undefined && !isTerminal(run.state) ? { finalizing: problem } : {}) };
   }
 
   /**
@@ -219,6 +236,10 @@ export class RunLifecycle {
         this.runs.set(runId, next);
         const summary = this.summary(next);
         this.announce(summary);
+        // A machine that left its queue moves every run behind it up one place: say so.
+        const left = Object.keys(current.machines).filter((m) => current.machines[m]?.state === 'queued' && next.machines[m]?.state !== 'queued');
+        const behind = new Set(left.flatMap((m) => this.queueOf(m)));
+        for (const run of behind) this.announce(this.summary(run));
         return summary;
       });
     this.chains.set(runId, task);
@@ -252,6 +273,19 @@ export class RunLifecycle {
     return this.change(runId, (run) => {
       this.moveRun(run, 'assigned');
       for (const name of Object.keys(run.machines)) this.moveMachine(run, name, 'assigned');
+      return true;
+    });
+  }
+
+  /**
+   * queued -> assigned for one machine: it is free and its turn has come; the run is assigned
+   * with its first machine (the others may still wait in their queues).
+   */
+  machineAssigned(runId: string, machine: string): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      if (run.machines[machine]?.state !== 'queued' || isTerminal(run.state)) return false;
+      this.moveMachine(run, machine, 'assigned');
+      if (run.state === 'queued') this.moveRun(run, 'assigned');
       return true;
     });
   }

@@ -35,6 +35,11 @@ export interface StoredRun {
   state: RunState;
   /** The run this one starts after, in a series of back-to-back runs; null for the first. */
   after: string | null;
+  /**
+   * Place in the coordinator's order of runs (1, 2, ...): each machine's queue is first come,
+   * first served by it. Saved so that the queues come back exactly after a restart.
+   */
+  seq: number;
   createdAt: string;
   planSha256: string;
   /** Set when a control client cancelled the run: its final state is then "cancelled". */
@@ -114,5 +119,7 @@ export function parseStoredRun(value: unknown, file: string): StoredRun {
   }
   const cancelledAt = o['cancelledAt'] ?? (schema === 0 && runState === 'cancelled' ? createdAt : null);
   if (cancelledAt !== null && typeof cancelledAt !== 'string') bad(`${file}.cancelledAt`, 'must be a time or null');
-  return { schema: RUN_SCHEMA_VERSION, runId, state: runState, after, createdAt, planSha256: str(o, 'planSha256', file), cancelledAt, machines };
+  // 0: saved before runs had a place in the queues; the lifecycle gives them one at load, by creation time.
+  const seq = o['seq'] === undefined ? 0 : count(o, 'seq', file);
+  return { schema: RUN_SCHEMA_VERSION, runId, state: runState, after, seq, createdAt, planSha256: str(o, 'planSha256', file), cancelledAt, machines };
 }

@@ -26,14 +26,17 @@ import {
 import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
 import { MAX_MESSAGE_BYTES } from '../shared/protocol/limits.ts';
 import { clientVersionRefusal, handshakeVersionRefusal, PROTOCOL_HEADER } from '../shared/protocol/protocol-version.ts';
-import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateRunId } from '../shared/protocol/validate.ts';
+import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateMachineName, validateRunId } from '../shared/protocol/validate.ts';
 import { AgentRegistry } from './agent-registry.ts';
 import { bearerToken, forbidden, Gatekeeper, type Role } from './auth.ts';
 import type { LoginLimit } from './login-limiter.ts';
 import { createHttpRoutes } from './http-routes.ts';
 import { respond, respondWith } from './reply.ts';
+import type { CampaignSummary } from '../shared/protocol/campaign.ts';
+import { Campaigns } from './campaigns.ts';
 import { RunDispatch } from './run-dispatch.ts';
-import type { RunStore } from './run-store.ts';
+import { RunLifecycle } from './run-lifecycle.ts';
+import { RunStore } from './run-store.ts';
 
 const log = createLogger('coordinator');
 
@@ -98,14 +101,17 @@ function answersPing(socket: Socket, timeoutMs: number): Promise<boolean> {
 export class Coordinator {
   readonly options: CoordinatorOptions;
   private readonly registry: AgentRegistry;
+  private readonly runStore: RunStore;
+  private readonly lifecycle: RunLifecycle;
   private readonly dispatch: RunDispatch;
+  private readonly campaigns: Campaigns;
   private readonly agentSockets = new Map<string, AgentSocket>();
   private readonly gate: Gatekeeper;
   private http: HttpServer | null = null;
   private io: Server | null = null;
   private control: Namespace<ControlToCoordinator, CoordinatorToControl> | null = null;
-  /** Read-only observers (the dashboard): `run` with a run id after its state changed, `agents` after one connected or left. */
-  readonly events = new EventEmitter<{ run: [runId: string]; agents: [] }>();
+  /** Read-only observers (the dashboard): `run` with a run id after its state changed, `agents` after one connected or left, `campaign` with a campaign id after it changed. */
+  readonly events = new EventEmitter<{ run: [runId: string]; agents: []; campaign: [campaignId: string] }>();
 
   constructor(options: CoordinatorOptions) {
     this.options = options;
@@ -113,11 +119,23 @@ export class Coordinator {
     const controlToken = options.controlToken ?? options.token;
     if (!agentToken || !controlToken) throw new BenchfleetError('AUTH_FAILED', 'the coordinator needs an agent token and a control token (or one token for both)');
     this.gate = new Gatekeeper({ agent: agentToken, control: controlToken }, options.loginLimit);
-    this.registry = new AgentRegistry(options.dataDir);
-    this.dispatch = new RunDispatch(
-      options.dataDir,
-      this.registry,
-      {
+    // A machine a run still needs (queued, assigned, running or delivering) is never forgotten;
+    // the registry asks only once agents connect or are forgotten, after the lifecycle is set.
+    this.registry = new AgentRegistry(options.dataDir, { keep: (name) => this.lifecycle.nextInQueue(name) !== null || this.lifecycle.activeRun(name) !== null });
+    this.runStore = new RunStore(options.dataDir);
+    // The coordinator owns run state: every change is saved, then sent to the run's followers
+    // and observers, then handed to the dispatcher (which finalizes ended runs).
+    this.lifecycle = new RunLifecycle(this.runStore, (run) => {
+      this.control?.to(`run:${run.runId}`).emit('run:update', run);
+      this.events.emit('run', run.runId);
+      this.dispatch.runChanged(run);
+      this.campaigns.runChanged(run);
+    });
+    this.dispatch = new RunDispatch({
+      store: this.runStore,
+      lifecycle: this.lifecycle,
+      registry: this.registry,
+      agents: {
         assign: async (machine, assignment, timeoutMs) => {
           const socket = this.agentSockets.get(machine);
           if (!socket) return false;
@@ -130,32 +148,54 @@ export class Coordinator {
         cancel: (machine, runId) => this.agentSockets.get(machine)?.emit('run:cancel', runId),
         isOnline: (machine) => this.agentSockets.has(machine),
       },
-      { assignTimeoutMs: options.assignTimeoutMs ?? 15_000, machineDeadlineMs: options.machineDeadlineMs ?? DEFAULT_MACHINE_DEADLINE_HOURS * 3_600_000 },
-      (run) => {
-        this.control?.to(`run:${run.runId}`).emit('run:update', run);
-        this.events.emit('run', run.runId);
+      timing: { assignTimeoutMs: options.assignTimeoutMs ?? 15_000, machineDeadlineMs: options.machineDeadlineMs ?? DEFAULT_MACHINE_DEADLINE_HOURS * 3_600_000 },
+      onReport: (report) => this.control?.to(`run:${report.runId}`).emit('run:report', report),
+    });
+    this.campaigns = new Campaigns({
+      dataDir: options.dataDir,
+      lifecycle: this.lifecycle,
+      queueRuns: (planText, planSha256, machines, count, newId) => this.dispatch.queueRuns(planText, planSha256, machines, count, newId),
+      cancelRun: (runId) => this.dispatch.cancel(runId),
+      knownMachine: (machine) => this.registry.known(machine),
+      runDir: (runId) => this.runStore.runDir(runId),
+      announce: (campaign) => {
+        this.control?.to(`campaign:${campaign.campaignId}`).emit('campaign:update', campaign);
+        this.events.emit('campaign', campaign.campaignId);
       },
-      (report) => this.control?.to(`run:${report.runId}`).emit('run:report', report),
-    );
+    });
+  }
+
+  /** Copies of every campaign as it stands. */
+  campaignList(): CampaignSummary[] {
+    return this.campaigns.list();
+  }
+
+  /** A copy of one campaign, or null when there is none of that id. */
+  campaign(campaignId: string): CampaignSummary | null {
+    try {
+      return this.campaigns.get(campaignId);
+    } catch {
+      return null;
+    }
   }
 
   /** The run folders (paths of plans and raw files), for tools and tests that read them. */
   get store(): RunStore {
-    return this.dispatch.store;
+    return this.runStore;
   }
 
   /** Copies of every run as it stands. */
   runs(): RunSummary[] {
-    return this.dispatch.lifecycle.list();
+    return this.lifecycle.list();
   }
 
   /** A copy of one run, or null when there is none of that id. */
   run(runId: string): RunSummary | null {
-    return this.dispatch.lifecycle.has(runId) ? this.dispatch.lifecycle.get(runId) : null;
+    return this.lifecycle.has(runId) ? this.lifecycle.get(runId) : null;
   }
 
   agentList(): AgentSummary[] {
-    return this.registry.list((m) => this.dispatch.lifecycle.activeRun(m));
+    return this.registry.list((m) => this.lifecycle.activeRun(m));
   }
 
   /** Load the data folder, listen, and return the URL clients use. */
@@ -194,7 +234,10 @@ export class Coordinator {
       http.once('error', reject);
       http.listen(this.options.port, this.options.host, () => resolve());
     });
+    // Campaigns first, so that the end of a run finalized at start-up reaches its campaign.
+    await this.campaigns.load();
     await this.dispatch.start();
+    this.campaigns.resume();
     const scheme = this.options.tls ? 'https' : 'http';
     return `${scheme}://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}`;
   }
@@ -204,6 +247,7 @@ export class Coordinator {
   }
 
   async close(): Promise<void> {
+    await this.campaigns.close();
     await this.dispatch.close();
     await new Promise<void>((resolve) => {
       if (!this.io) return resolve();
@@ -302,7 +346,7 @@ export class Coordinator {
       }
     });
     ns.on('connection', (socket: ControlSocket) => {
-      const lifecycle = this.dispatch.lifecycle;
+      const lifecycle = this.lifecycle;
       socket.on('run:start', (request, ack) => respond(ack, log, 'run:start', () => this.dispatch.startRun(request)));
       socket.on('status', (ack) => respond(ack, log, 'status', () => ({ agents: this.agentList(), runs: lifecycle.list() })));
       socket.on('run:follow', (rawId, ack) =>
@@ -321,6 +365,23 @@ export class Coordinator {
         }),
       );
       socket.on('run:cancel', (rawId, ack) => respond(ack, log, 'run:cancel', () => this.dispatch.cancel(rawId)));
+      socket.on('campaign:start', (request, ack) => respond(ack, log, 'campaign:start', () => this.campaigns.start(request)));
+      socket.on('campaign:list', (ack) => respond(ack, log, 'campaign:list', () => this.campaigns.list()));
+      socket.on('campaign:follow', (rawId, ack) =>
+        respond(ack, log, 'campaign:follow', async () => {
+          const campaign = this.campaigns.get(rawId);
+          await socket.join(`campaign:${campaign.campaignId}`);
+          return campaign;
+        }),
+      );
+      socket.on('campaign:cancel', (rawId, ack) => respond(ack, log, 'campaign:cancel', () => this.campaigns.cancel(rawId)));
+      socket.on('agents:forget', (rawName, ack) =>
+        respond(ack, log, 'agents:forget', async () => {
+          await this.registry.forget(validateMachineName(rawName));
+          this.events.emit('agents');
+          return this.agentList();
+        }),
+      );
     });
   }
 }

@@ -40,6 +40,8 @@ export const ERROR_CODES = [
   /** An agent with this name is connected and answers its liveness check. */
   'NAME_IN_USE',
   'UNKNOWN_RUN',
+  /** No campaign of that id on this coordinator (`benchfleet campaign list` lists them). */
+  'UNKNOWN_CAMPAIGN',
   /** The run's files are asked for before it has finished (its manifest is written last). */
   'RUN_NOT_FINISHED',
   /** The coordinator no longer takes records for this machine of this run (completed, failed or cancelled). */

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { Report } from '../analysis/report/report-types.ts';
 import type { StaticReportView } from '../coordinator/dashboard/dashboard-views.ts';
 import { ensureWebBundle, WEB_ASSETS } from './build.ts';
+import { withoutBidiControls } from './src/bidi.ts';
 
 const cspHash = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
@@ -35,7 +36,7 @@ export async function renderHtmlReport(title: string, reports: readonly Report[]
     '<meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
+    `<title>${escapeHtml(withoutBidiControls(title))}</title>`,
     '<link rel="icon" href="data:,">',
     `<style>${style}</style>`,
     '</head>',

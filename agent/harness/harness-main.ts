@@ -11,7 +11,7 @@ import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { harnessArgs, HARNESS_EXIT, checkIsolation, isolatedCommand, type HarnessLaunch, type IsolationOptions } from '../../shared/harness-contract.ts';
 import { describeLoadWait } from '../../shared/load-wait-text.ts';
 import { applyPolicyEnv } from '../../shared/plan-policy-env.ts';
-import { parsePlan } from '../../shared/plan-validate.ts';
+import { parsePlan, planArms, planKernels } from '../../shared/plan-validate.ts';
 import type { LoadWait } from '../../shared/records.ts';
 import { waitForLoad } from './load-wait.ts';
 import { preventSleep } from './no-sleep.ts';
@@ -97,13 +97,15 @@ async function runHere(options: HarnessMainOptions): Promise<RunSummary> {
   // Watched from before the lock wait: an agent that dies while its harness waits ends that wait
   // too; one that died while this process was starting stops it here, before it takes the lock.
   const unwatch = exitWithParent();
+  // A machine that waits shows the plan's size (0/180), not 0/0.
+  const plannedSamples = planKernels(plan, kernelNames()).length * planArms(plan).length * plan.policies.length * plan.rounds;
   const lock = await acquireTimingLock({
     what: `harness --plan ${options.plan}`,
     file: timingLockFile(process.env, options.lockFile),
     limitSeconds: options.lockWaitSeconds,
     onWait: (wait) => {
       process.stderr.write(`${describeLockWait(wait, true)}\n`);
-      void sendEvent({ type: 'progress', done: 0, total: 0, waiting: describeLockWait(wait, true) });
+      void sendEvent({ type: 'progress', done: 0, total: plannedSamples, waiting: describeLockWait(wait, true) });
     },
   });
   const awake = preventSleep();
@@ -117,12 +119,14 @@ async function runHere(options: HarnessMainOptions): Promise<RunSummary> {
       onWait: (load) => {
         const why = `waiting for the 1-minute load average (${load.toFixed(2)}) to fall below ${maxLoad} (at most ${limitSeconds} s)`;
         process.stderr.write(`${why}\n`);
-        void sendEvent({ type: 'progress', done: 0, total: 0, waiting: why });
+        void sendEvent({ type: 'progress', done: 0, total: plannedSamples, waiting: why });
       },
     });
     if (loadWait.timedOut) process.stderr.write(`${describeLoadWait(loadWait)} (recorded in the environment rows)\n`);
   }
-  const bar = options.json ? null : createProgressBar();
+  // Under the agent (an IPC channel) the agent reports progress; the harness's stderr is only
+  // read for why it failed.
+  const bar = options.json ? null : createProgressBar(process.stderr, { plainLines: process.send === undefined });
   const interrupted = (signal: NodeJS.Signals): void => {
     bar?.finish();
     awake?.release();

@@ -7,7 +7,7 @@ import { POLICIES } from '../../shared/policies.ts';
 import { DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES } from '../statistics/interval.ts';
 import { compareGroup, type GroupKey, type Member } from './compare-group.ts';
 import { COMPARISON_FORMAT, COMPARISON_FORMAT_VERSION, type Comparison, type CompareSettings } from './compare-types.ts';
-import { pickDefaultArm } from '../report/default-arm.ts';
+import { DEFAULT_ARM, pickDefaultArm } from '../report/default-arm.ts';
 import type { ParsedRaw } from '../raw/raw-types.ts';
 import { environmentNotes, redoneNotes } from '../report/report-notes.ts';
 import { pairRounds } from '../summary/round-pairs.ts';
@@ -150,7 +150,10 @@ function chooseArms(present: readonly ReadonlySet<string>[], requested: string |
   if (requested !== undefined) return new Set([requested]);
   const picked = pickDefaultArm(present);
   if (picked === null) throw new BenchfleetError('USAGE', 'no batched taskpool arm in these runs; choose one with --arm (or --arm all)');
-  if (picked.arm !== 'taskpool-8-batched') notes.push(`taskpool-8-batched is not in every run; comparing ${picked.arm}.`);
+  if (picked.arm !== DEFAULT_ARM) {
+    const inAny = present.some((arms) => arms.has(DEFAULT_ARM));
+    notes.push(`${DEFAULT_ARM} is not in ${inAny ? 'every' : 'any'} run; comparing ${picked.arm}.`);
+  }
   return new Set([picked.arm]);
 }
 

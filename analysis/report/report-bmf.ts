@@ -1,22 +1,26 @@
 // The report in Bencher Metric Format (BMF) JSON, which Bencher's `json` adapter reads: one
 // benchmark per cell, named machine/policy/kernel/arm, with two measures, `speedup` and
 // `cpu-ratio`, each the cell's median as `value` and its within-run interval as
-// `lower_value`/`upper_value`. Cells with no paired samples are left out (BMF has no null).
+// `lower_value`/`upper_value` (the bounds left out for one round, as CSV leaves them empty).
+// Cells with no paired samples are left out (BMF has no null). Bencher reads the file as it is:
+// `bencher run --adapter json --file report.bmf.json` (README, "Exports").
 import type { ReportExporter } from './report-exporter.ts';
 import type { Interval } from '../statistics/interval.ts';
 
-interface BmfMetric { value: number; lower_value: number; upper_value: number }
+interface BmfMetric { value: number; lower_value?: number; upper_value?: number }
 
-const metric = (i: Interval): BmfMetric => ({ value: i.median, lower_value: i.lo, upper_value: i.hi });
+/** One round gives no interval: Bencher then gets the value alone (its bounds are optional). */
+const metric = (i: Interval, rounds: number): BmfMetric => (rounds >= 2 ? { value: i.median, lower_value: i.lo, upper_value: i.hi } : { value: i.median });
 
 export const bmfExporter: ReportExporter = {
   render(report) {
     const out: Record<string, Record<string, BmfMetric>> = {};
     for (const row of report.rows) {
       row.cells.forEach((cell, i) => {
-        if (cell === null) return;
-        const measures: Record<string, BmfMetric> = { speedup: metric(cell.speedup) };
-        if (cell.cpuRatio !== null) measures['cpu-ratio'] = metric(cell.cpuRatio);
+        // BMF has no null, and JSON no NaN: a cell without a finite figure is left out.
+        if (cell === null || !Number.isFinite(cell.speedup.median)) return;
+        const measures: Record<string, BmfMetric> = { speedup: metric(cell.speedup, cell.rounds) };
+        if (cell.cpuRatio !== null && Number.isFinite(cell.cpuRatio.median)) measures['cpu-ratio'] = metric(cell.cpuRatio, cell.rounds);
         out[`${row.machine}/${report.policies[i] as string}/${row.kernel}/${report.arm}`] = measures;
       });
     }

@@ -25,3 +25,23 @@ export function renderReport(report: Report, format: ReportFormat, options: Rend
   if (!exporter) throw new BenchfleetError('USAGE', `unknown report format "${String(format)}"; formats are ${REPORT_FORMATS.join(', ')}`);
   return exporter.render(report, options);
 }
+
+/**
+ * Several reports (one per arm, `report --arm all`) as one document of the format: one BMF
+ * object whose benchmarks name their arm, one CSV with one header and an arm column, a JSON
+ * array of reports, and the text or markdown tables one after the other (each names its arm).
+ */
+export function renderReports(reports: readonly Report[], format: ReportFormat, options: RenderOptions = {}): string {
+  if (reports.length === 1) return renderReport(reports[0] as Report, format, options);
+  const each = reports.map((r) => renderReport(r, format, options));
+  switch (format) {
+    case 'bmf':
+      return `${JSON.stringify(Object.assign({}, ...each.map((text) => JSON.parse(text) as object)), null, 2)}\n`;
+    case 'csv':
+      return `${each.map((text, i) => (i === 0 ? text : text.slice(text.indexOf('\n') + 1))).join('')}`;
+    case 'json':
+      return `${JSON.stringify(reports, null, 2)}\n`;
+    default:
+      return each.join('\n');
+  }
+}

@@ -16,6 +16,8 @@ export interface ReportCell {
   failures: number;
   /** Native's samples of the same kernel and policy that failed a check (every ratio of the cell uses them). */
   nativeFailures: number;
+  /** Native's wall time per job of the same kernel and policy, median over rounds, ns: how the study orders kernels. */
+  nativeWallPerJobNs?: number;
 }
 
 export interface ReportRow {

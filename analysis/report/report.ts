@@ -10,10 +10,11 @@ import { loadResults, type LoadedResult } from '../raw/result-folders.ts';
 import { environmentNotes, redoneNotes } from './report-notes.ts';
 import { machineNotes } from './report-machine-notes.ts';
 import { REPORT_FORMAT, type Report, type ReportCell, type ReportRow, type ReportSource } from './report-types.ts';
+import { orderStatisticCoverage } from '../statistics/median-interval.ts';
 import type { SummaryOptions } from '../summary/summarize.ts';
 import type { Summary } from '../summary/summary-types.ts';
 
-export { renderReport, REPORT_FORMATS, type ReportFormat } from './report-render.ts';
+export { renderReport, renderReports, REPORT_FORMATS, type ReportFormat } from './report-render.ts';
 export type { RenderOptions } from './report-exporter.ts';
 
 export const DEFAULT_REPORT_ARM = DEFAULT_ARM;
@@ -86,7 +87,7 @@ export function buildReportFromResults(results: readonly LoadedResult[], request
     origin: l.result.files ? l.result.origin : 'given',
   }));
   const failedSamples = labelled.reduce((n, l) => n + l.result.summary.counts.failed, 0);
-  return { format: REPORT_FORMAT, formatVersion: 1, arm, policies, machines, rows, notes, footer: footer(labelled, arm), sources, failedSamples };
+  return { format: REPORT_FORMAT, formatVersion: 1, arm, policies, machines, rows, notes, footer: footer(labelled, arm, rows), sources, failedSamples };
 }
 
 /**
@@ -148,15 +149,49 @@ function cellOf(summary: Summary | undefined, kernel: string, arm: string): Repo
   const row = summary?.rows.find((r) => r.kernel === kernel && r.arm === arm);
   if (!summary || !row) return null;
   const native = summary.rows.find((r) => r.kernel === kernel && r.arm === NATIVE_ARM);
-  return { speedup: row.speedup, cpuRatio: row.cpuRatio, rounds: row.rounds, failures: row.failures, nativeFailures: native?.failures ?? 0 };
+  return { speedup: row.speedup, cpuRatio: row.cpuRatio, rounds: row.rounds, failures: row.failures, nativeFailures: native?.failures ?? 0, ...(native ? { nativeWallPerJobNs: native.wallPerJobNs } : {}) };
 }
 
-function footer(labelled: readonly Labelled[], arm: string): string[] {
+/** P(Binomial(n, p) >= k). */
+function binomialAtLeast(k: number, n: number, p: number): number {
+  let total = 0;
+  let term = (1 - p) ** n;
+  for (let i = 0; i <= n; i++) {
+    if (i >= k) total += term;
+    term *= ((n - i) / (i + 1)) * (p / (1 - p));
+  }
+  return total;
+}
+
+/**
+ * What the footer says about the intervals for the rounds the report's cells really have (the
+ * most common count): the order statistics a 95% percentile bootstrap of a median of n rounds
+ * lands on (the smallest k whose chance of holding the resampled median reaches 2.5%) and their
+ * distribution-free coverage.
+ */
+function roundsSentence(rows: readonly ReportRow[]): string {
+  const counts = new Map<number, number>();
+  for (const row of rows) for (const cell of row.cells) if (cell) counts.set(cell.rounds, (counts.get(cell.rounds) ?? 0) + 1);
+  const n = [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 0;
+  if (n < 2) return 'With one round there is no interval.';
+  const half = Math.floor(n / 2) + 1;
+  let k = 1;
+  while (k < half && binomialAtLeast(half, n, k / n) < 0.025) k++;
+  const coverage = (orderStatisticCoverage(n, k) * 100).toFixed(1);
+  return `Over few rounds a bootstrap of a median covers less than its nominal level: with the ${n} rounds of this report it is about the ${ordinal(k)} to ${ordinal(n + 1 - k)} smallest per-round ratio, whose distribution-free coverage is ${coverage}%`;
+}
+
+function ordinal(k: number): string {
+  const suffix = k % 100 >= 11 && k % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[k % 10] ?? 'th';
+  return `${k}${suffix}`;
+}
+
+function footer(labelled: readonly Labelled[], arm: string, rows: readonly ReportRow[]): string[] {
   const resamples = [...new Set(labelled.map((l) => l.result.summary.bootstrap.resamples))].map((n) => n.toLocaleString('en-US')).join(' or ');
   const confidence = [...new Set(labelled.map((l) => Math.round(l.result.summary.bootstrap.confidence * 100)))].join(' or ');
   return [
     `Each cell: paired median speedup over native for ${arm} (native's wall time over the arm's in the same round, median over rounds) / median CPU ratio (the arm's process CPU over native's in the same round).`,
     `"!N failed": N samples behind the cell (the arm's, or native's of the same kernel) failed their checks; the figures include them, and the summaries' failureLines say what failed. "-": no paired samples.`,
-    `Intervals (shown with --intervals, in --json and --csv; none from one round): nominal ${confidence}% percentile bootstrap over the paired rounds of one run, ${resamples} resamples, seed in each summary. Over few rounds a bootstrap of a median covers less than its nominal level: with 7 rounds it is the 2nd to 6th smallest per-round ratio, whose distribution-free coverage is 87.5% (\`benchfleet compare\` labels each run's interval with its exact coverage). They cover within-run variation only, not run-to-run variation, which can be larger: \`benchfleet compare\` measures it.`,
+    `Intervals (shown with --intervals, in --json and --csv; none from one round): nominal ${confidence}% percentile bootstrap over the paired rounds of one run, ${resamples} resamples, seed in each summary. ${roundsSentence(rows)} (\`benchfleet compare\` labels each run's interval with its exact coverage). They cover within-run variation only, not run-to-run variation, which can be larger: \`benchfleet compare\` measures it.`,
   ];
 }

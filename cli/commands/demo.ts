@@ -20,6 +20,7 @@ import { followRun } from '../follow.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printLine } from '../output.ts';
+import { printReport } from '../follow-options.ts';
 import { parseListen } from '../listen-address.ts';
 import { ProgressDisplay } from '../progress-display.ts';
 
@@ -89,7 +90,7 @@ export const demoCommand: CommandModule<object, Args> = {
       printLine(`run ${started.runId}: ${args.plan === DEMO_PLAN ? 'deploy/plans/demo.json' : args.plan} on ${MACHINES.join(' and ')} (one machine at a time: they share this machine's timing lock)`);
       const result = await followRun(() => connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token }), started.runId, { display });
       printLine();
-      printLine(result.markdown.trimEnd());
+      printReport(result.markdown);
       printLine();
       printLine(`Files of run ${started.runId}: ${result.dir}`);
       printLine('  plan.json, <machine>/<policy>.jsonl (raw), <machine>/<policy>.summary.json, report.md, manifest.json');

@@ -3,7 +3,7 @@
 // restart by reconnecting.
 import type { CommandModule } from 'yargs';
 import { connectControl, connectionOptions, type ConnectionArgs } from '../control-client.ts';
-import { followRun } from '../follow.ts';
+import { detachOnInterrupt, followRun } from '../follow.ts';
 import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 import { printJson } from '../output.ts';
 
@@ -17,7 +17,8 @@ export const followCommand: CommandModule<object, Args> = {
       .option('json', { type: 'boolean', default: false, describe: 'Print { runId, state, machines, dir, report } at the end' })
       .example('$0 follow 20261201-101500-ab12cd', 'watch a run started elsewhere until its report'),
   handler: async (args) => {
-    const result = await followRun(() => connectControl(args), args.run, { reconnectForMs: reconnectMs(args) });
+    const reconnectForMs = reconnectMs(args);
+    const result = await detachOnInterrupt(args.run, () => followRun(() => connectControl(args), args.run, { reconnectForMs }));
     if (args.json) printJson({ runId: args.run, state: result.run.state, machines: result.run.machines, dir: result.dir, report: result.markdown });
     else printFollowed(args.run, result);
     if (result.run.state !== 'completed') process.exitCode = 1;

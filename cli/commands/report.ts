@@ -4,7 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { buildReportFromResults, renderReport, type ReportFormat } from '../../analysis/report/report.ts';
+import { buildReportFromResults, renderReports, type ReportFormat } from '../../analysis/report/report.ts';
+import { ARM_NAMES } from '../../shared/arms.ts';
+import { closestName } from '../closest-name.ts';
 import type { Report } from '../../analysis/report/report-types.ts';
 import { reportsForEveryArm } from '../../analysis/report/report-arms.ts';
 import { loadResults } from '../../analysis/raw/result-folders.ts';
@@ -13,6 +15,14 @@ import { renderHtmlReport } from '../../web/report-html.ts';
 import { printLine } from '../output.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { EXIT_GATE } from '../exit-codes.ts';
+
+/** `--arm all`: every arm of the results. */
+const ALL_ARMS = 'all';
+
+function didYouMean(arm: string): string {
+  const close = closestName(arm, [...ARM_NAMES, ALL_ARMS]);
+  return close ? ` (did you mean ${close}?)` : '';
+}
 
 interface Args { dirs: string[]; arm: string | undefined; markdown: boolean; text: boolean; json: boolean; csv: boolean; bmf: boolean; html: string | undefined; intervals: boolean; 'fail-on': string[] }
 
@@ -29,7 +39,7 @@ export const reportCommand: CommandModule<object, Args> = {
   builder: (y) =>
     y
       .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'Result folders: DIR/<policy>.jsonl or a run folder DIR/<machine>/<policy>.jsonl' })
-      .option('arm', { type: 'string', describe: 'Arm to show (default taskpool-8-batched, else the widest batched taskpool arm present, else the widest other pool arm)' })
+      .option('arm', { type: 'string', describe: 'Arm to show (default taskpool-8-batched, else the widest batched taskpool arm present, else the widest other pool arm); "all": every arm of the results, in every format (the arm is named in each BMF benchmark and CSV row)' })
       .option('markdown', { type: 'boolean', default: false, describe: 'Markdown table (the default when stdout is not a terminal)' })
       .option('text', { type: 'boolean', default: false, describe: 'Aligned text table (the default on a terminal)' })
       .option('json', { type: 'boolean', default: false, describe: 'The report object as JSON' })
@@ -42,15 +52,20 @@ export const reportCommand: CommandModule<object, Args> = {
       .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --arm taskpool-4-batched --csv', 'a coordinator run folder as CSV')
       .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --html run.html', 'one HTML file to attach to a paper or a pull request')
       .example('$0 report results/local --fail-on failures', `a CI gate: exit ${EXIT_GATE} on any failed check`)
+      .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --arm all --bmf > report.bmf.json', 'every arm for Bencher: bencher run --adapter json --file report.bmf.json')
       .epilogue(`Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} a --fail-on gate tripped.`),
   handler: async (args) => {
+    // A bad value is a usage error, said before any folder is read.
+    if (args.arm !== undefined && args.arm !== ALL_ARMS && !ARM_NAMES.includes(args.arm)) {
+      throw new BenchfleetError('USAGE', `--arm must be an arm or "${ALL_ARMS}", got "${args.arm}"${didYouMean(args.arm)}; \`benchfleet kernels\` and docs/plan.md list the arms`);
+    }
     const results = await loadResults(args.dirs);
     let report;
     if (args.html !== undefined) {
       if (args.html === '') throw new BenchfleetError('USAGE', '--html needs a file name');
       // Every arm, for the page's arm selector; --arm chooses the one shown first.
       let reports = reportsForEveryArm(results);
-      if (args.arm !== undefined || reports.length === 0) {
+      if ((args.arm !== undefined && args.arm !== ALL_ARMS) || reports.length === 0) {
         const first = buildReportFromResults(results, args.arm);
         reports = [first, ...reports.filter((r) => r.arm !== first.arm)];
       }
@@ -60,8 +75,10 @@ export const reportCommand: CommandModule<object, Args> = {
       printLine(`benchfleet: wrote ${args.html} (${Math.round(Buffer.byteLength(html) / 1024)} KiB, self-contained)`);
     } else {
       const format = chooseFormat(args, process.stdout.isTTY === true);
-      report = buildReportFromResults(results, args.arm);
-      process.stdout.write(renderReport(report, format, { intervals: args.intervals }));
+      const reports = args.arm === ALL_ARMS ? reportsForEveryArm(results) : [buildReportFromResults(results, args.arm)];
+      if (reports.length === 0) throw new BenchfleetError('USAGE', 'no arm besides native in these results');
+      report = reports[0] as Report;
+      process.stdout.write(renderReports(reports, format, { intervals: args.intervals }));
     }
     // The gate counts every summary's failed samples, whichever arm is shown.
     if (args['fail-on'].includes('failures') && report.failedSamples > 0) {

@@ -4,6 +4,10 @@ import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
+import { machineStateText } from '../../shared/queue-place.ts';
+
+/** What an empty fleet says instead of empty table headers: how to add the first machine. */
+export const NO_AGENT = 'no agent has connected; start one on each machine with: npx benchfleet agent --coordinator URL --name NAME (token in $BENCHFLEET_TOKEN or --token-file)';
 
 interface Args extends ConnectionArgs { json: boolean }
 
@@ -17,7 +21,8 @@ export const statusCommand: CommandModule<object, Args> = {
       const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));
       if (args.json) return printJson(status);
       printLine('Agents');
-      printLine(
+      if (status.agents.length === 0) printLine(NO_AGENT);
+      else printLine(
         formatTable(
           ['name', 'state', 'cpu', 'cores', 'node', 'load (1m)', 'last seen'],
           status.agents.map((a) => [a.name, a.runId ? `${a.state} ${a.runId}` : a.state, a.facts.cpuModel, String(a.facts.cores), a.facts.node, a.load[0].toFixed(2), a.lastSeen]),
@@ -25,10 +30,11 @@ export const statusCommand: CommandModule<object, Args> = {
       );
       printLine();
       printLine('Runs');
-      printLine(
+      if (status.runs.length === 0) printLine('no run yet; start one with: npx benchfleet run PLAN --machines NAME[,NAME...] --follow');
+      else printLine(
         formatTable(
           ['run', 'state', 'machines'],
-          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${m.state} ${m.done}/${m.total}`).join(', ')]),
+          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${machineStateText(m)} ${m.done}/${m.total}`).join(', ')]),
         ),
       );
     } finally {

@@ -9,14 +9,19 @@ export function coordinatorSource(coordinator: Coordinator): DashboardSource {
     runs: () => coordinator.runs(),
     run: (runId) => coordinator.run(runId),
     runDir: (runId) => coordinator.store.runDir(runId),
+    campaigns: () => coordinator.campaignList(),
+    campaign: (campaignId) => coordinator.campaign(campaignId),
     onChange(listener) {
       const onRun = (runId: string): void => listener({ kind: 'run', runId } satisfies DashboardChange);
       const onAgents = (): void => listener({ kind: 'agents' });
+      const onCampaign = (campaignId: string): void => listener({ kind: 'campaign', campaignId });
       coordinator.events.on('run', onRun);
       coordinator.events.on('agents', onAgents);
+      coordinator.events.on('campaign', onCampaign);
       return () => {
         coordinator.events.off('run', onRun);
         coordinator.events.off('agents', onAgents);
+        coordinator.events.off('campaign', onCampaign);
       };
     },
   };

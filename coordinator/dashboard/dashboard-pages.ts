@@ -47,5 +47,5 @@ const PROBLEM_TEXT: Record<Exclude<LoginProblem, null>, string> = {
 
 export function loginPage(problem: LoginProblem): string {
   const message = problem === null ? '' : `<p class="login-error" role="alert">${PROBLEM_TEXT[problem]}</p>\n`;
-  return `${head('benchfleet: log in')}</head>\n<body class="login">\n<main class="login-box">\n<h1>benchfleet</h1>\n${message}<form method="post" action="/login">\n<label for="token">Control token</label>\n<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>\n<button type="submit">Log in</button>\n</form>\n<p class="hint">The token the coordinator was started with (--token-file or BENCHFLEET_TOKEN).</p>\n</main>\n</body>\n</html>\n`;
+  return `${head('benchfleet: log in')}</head>\n<body class="login">\n<main class="login-box">\n<h1>benchfleet</h1>\n${message}<form method="post" action="/login">\n<label for="token">Control token</label>\n<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>\n<button type="submit">Log in</button>\n</form>\n<p class="hint">The control token the coordinator was started with: the file named by its --control-token-file, else its --token-file or BENCHFLEET_TOKEN.</p>\n</main>\n</body>\n</html>\n`;
 }

@@ -24,7 +24,7 @@ import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } f
 
 const log = createLogger('dashboard');
 /** Page routes: each serves the app shell, whose script shows the page for the path. */
-const PAGES = [/^\/fleet$/, /^\/runs$/, /^\/runs\/[A-Za-z0-9_-]{1,64}$/, /^\/compare$/];
+const PAGES = [/^\/fleet$/, /^\/runs$/, /^\/runs\/[A-Za-z0-9_-]{1,64}$/, /^\/compare$/, /^\/campaigns$/, /^\/campaigns\/[A-Za-z0-9_-]{1,64}$/];
 const MAX_LOGIN_BODY = 4096;
 /** Live updates are sent at most this often per run (progress arrives per sample). */
 const PUSH_INTERVAL_MS = 250;
@@ -95,6 +95,12 @@ export class Dashboard {
       void this.views.fleet().then((view) => socket.emit('fleet', view), (error: unknown) => log.warn(`fleet view: ${errorMessage(error)}`));
     });
     this.stopListening = this.source.onChange((change) => {
+      if (change.kind === 'campaign') {
+        // Few and far between (a run's start or end): sent as they come.
+        const campaign = this.source.campaign?.(change.campaignId) ?? null;
+        if (campaign) ui.emit('campaign', campaign);
+        return;
+      }
       if (change.kind === 'run') {
         this.pending.add(change.runId);
         this.prepare([change.runId]);
@@ -205,13 +211,21 @@ export class Dashboard {
     if (path === '/') return this.redirect(res, '/fleet');
     if (PAGES.some((p) => p.test(path))) return this.sendHtml(res, 200, appShell());
     if (isApi) return this.api(path, url, res);
-    return this.sendJson(res, 404, { error: `no page ${path}` });
+    // A browser's address (an odd run id, a typo) gets the page's own error view, not JSON.
+    return this.sendHtml(res, 404, appShell());
   }
 
   private async api(path: string, url: URL, res: ServerResponse): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     if (path === '/api/fleet') return this.sendJson(res, 200, await this.views.fleet());
     if (path === '/api/runs') return this.sendJson(res, 200, { runs: await this.views.list() });
+    if (path === '/api/campaigns') return this.sendJson(res, 200, { campaigns: this.source.campaigns?.() ?? [] });
+    const campaign = /^\/api\/campaigns\/([^/]+)$/.exec(path);
+    if (campaign) {
+      const found = this.source.campaign?.(decodeURIComponent(campaign[1] as string)) ?? null;
+      if (found === null) return this.sendJson(res, 404, { error: 'no such campaign' });
+      return this.sendJson(res, 200, found);
+    }
     if (path === '/api/compare') {
       const runs = (url.searchParams.get('runs') ?? '').split(',').filter((r) => r !== '');
       try {

@@ -3,9 +3,10 @@
 // something changed. coordinator-source.ts adapts the coordinator to it; anything else that
 // keeps runs in the same folder layout (runs/<runId>/<machine>/<policy>.summary.json, plan.json,
 // manifest.json) can be shown by implementing it.
+import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { AgentSummary, RunSummary } from '../../shared/protocol/events.ts';
 
-export type DashboardChange = { kind: 'agents' } | { kind: 'run'; runId: string };
+export type DashboardChange = { kind: 'agents' } | { kind: 'run'; runId: string } | { kind: 'campaign'; campaignId: string };
 
 export interface DashboardSource {
   agents(): AgentSummary[];
@@ -14,6 +15,10 @@ export interface DashboardSource {
   run(runId: string): RunSummary | null;
   /** The run's folder: plan.json, <machine>/<policy>.jsonl and .summary.json, report.md, manifest.json. */
   runDir(runId: string): string;
+  /** Campaigns (a source without any returns none). */
+  campaigns?(): CampaignSummary[];
+  /** One campaign, or null for an unknown id. */
+  campaign?(campaignId: string): CampaignSummary | null;
   /** Calls `listener` after every change; returns the function that stops it. */
   onChange(listener: (change: DashboardChange) => void): () => void;
 }

@@ -2,6 +2,7 @@
 // socket.io namespace. The pages (web/) and the server (coordinator/dashboard/) agree on these
 // types at compile time; the figures inside are the analysis's own types (Report, Comparison),
 // so the dashboard shows exactly what `benchfleet report` and `benchfleet compare` compute.
+import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { Comparison } from '../../analysis/compare/compare-types.ts';
 import type { Report } from '../../analysis/report/report-types.ts';
 import type { MachineFacts, MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
@@ -19,6 +20,8 @@ export interface MachineProgressView {
   waiting: string | null;
   /** Seconds left at the rate seen since the dashboard first saw this machine progress; null when unknown. */
   etaSeconds: number | null;
+  /** While queued: the machine's place in its queue (1: next); null otherwise. */
+  queue: number | null;
 }
 
 /** A run in the Runs list, and the head of the Run page. */
@@ -100,4 +103,6 @@ export interface StaticReportView {
 export type DashboardToUi = {
   fleet: (view: FleetView) => void;
   run: (item: RunListItem) => void;
+  /** A campaign changed: a run started or ended, its stop rule decided, it finished. */
+  campaign: (campaign: CampaignSummary) => void;
 };

@@ -67,6 +67,7 @@ export class RunViews {
           message: m.message,
           waiting: m.waiting ?? null,
           etaSeconds: this.clock.eta(run.runId, name, m.done, m.total, m.state === 'running'),
+          queue: m.queue ?? null,
         })),
     };
   }

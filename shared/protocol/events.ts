@@ -4,6 +4,8 @@
 // Every payload that arrives passes a validator in validate.ts before anything trusts it.
 import type { MacosFacts } from '../macos-facts.ts';
 import type { Policy } from '../policies.ts';
+import type { CampaignRequest, CampaignSummary } from './campaign.ts';
+import type { LifecycleState } from './lifecycle-state.ts';
 import type { Failure } from './failure.ts';
 
 /**
@@ -141,13 +143,7 @@ export interface AgentHeartbeat {
 
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 
-/**
- * Where a machine of a run (and a run as a whole) stands. queued: waiting for the run before it
- * in a series; assigned: plan sent, not yet accepted; running; delivering: every sample taken,
- * the last records on their way (for a run: every machine ended, summaries and report being
- * written); then completed, failed or cancelled, which never change again.
- */
-export type LifecycleState = 'queued' | 'assigned' | 'running' | 'delivering' | 'completed' | 'failed' | 'cancelled';
+export type { LifecycleState } from './lifecycle-state.ts';
 
 export interface MachineRunState {
   state: LifecycleState;
@@ -158,6 +154,8 @@ export interface MachineRunState {
   message: string | null;
   /** Why the machine has not started measuring yet (timing lock held, load wait); not stored. */
   waiting?: string | null;
+  /** While queued: the machine's place in its queue of runs (1: it starts this run next, once free). */
+  queue?: number;
 }
 
 export interface RunSummary {
@@ -178,16 +176,36 @@ export interface RunSummary {
   finalizing?: string;
 }
 
+/** The answer to run:start: the runs queued, and where the first waits on machines that were busy. */
+export interface RunStarted {
+  runId: string;
+  runIds: string[];
+  planSha256: string;
+  /** Machines on which the first run is queued behind other runs, with its place in their queue (1: next). */
+  queue: Record<string, number>;
+}
+
 export type ControlToCoordinator = {
-  /** Start `runs` (default 1) back-to-back runs of one plan; the first starts now, the rest are queued. */
-  'run:start': (request: { planText: string; machines: string[]; runs?: number }, ack: (result: Ack<{ runId: string; runIds: string[]; planSha256: string }>) => void) => void;
+  /** Start `runs` (default 1) back-to-back runs of one plan; each machine queues them behind the runs it already has. */
+  'run:start': (request: { planText: string; machines: string[]; runs?: number }, ack: (result: Ack<RunStarted>) => void) => void;
   'status': (ack: (result: Ack<{ agents: AgentSummary[]; runs: RunSummary[] }>) => void) => void;
   'run:follow': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
   'run:cancel': (runId: string, ack: (result: Ack<RunSummary>) => void) => void;
+  /** Start a campaign: runs of one plan, one after the other, until its stop rule holds (shared/protocol/campaign.ts). */
+  'campaign:start': (request: CampaignRequest, ack: (result: Ack<CampaignSummary>) => void) => void;
+  'campaign:list': (ack: (result: Ack<CampaignSummary[]>) => void) => void;
+  /** The campaign as it stands; campaign:update events follow until it has finished or been cancelled. */
+  'campaign:follow': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
+  /** Stop a campaign: no further run starts, and its run in progress is cancelled. */
+  'campaign:cancel': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
+  /** Forget a retired machine (refused while it is online or a run needs it); answers the agents left. */
+  'agents:forget': (name: string, ack: (result: Ack<AgentSummary[]>) => void) => void;
 };
 
 export type CoordinatorToControl = {
   'run:update': (run: RunSummary) => void;
   /** The run's report (report.md) once every machine has finished. */
   'run:report': (report: { runId: string; markdown: string; dir: string }) => void;
+  /** A followed campaign changed: a run started or ended, the stop rule decided, it finished. */
+  'campaign:update': (campaign: CampaignSummary) => void;
 };

@@ -11,6 +11,15 @@ export const MAX_BATCH_LINES = 4096;
 /** Largest encoded record batch: what the agent fills a batch up to, at most. */
 export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
+/** Longest string fact of an agent's handshake (CPU model, OS release, a corpus hash...). */
+export const MAX_FACT_CHARS = 256;
+
+/** Most entries of a facts map (kernel name to SHA256; the corpus has about twenty kernels). */
+export const MAX_FACT_ENTRIES = 512;
+
+/** Largest facts payload of a handshake, as JSON; a real agent's is about 5 KB. */
+export const MAX_FACTS_BYTES = 64 * 1024;
+
 /** Largest plan text in `run:start`. */
 export const MAX_PLAN_BYTES = 1024 * 1024;
 

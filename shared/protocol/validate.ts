@@ -7,7 +7,7 @@ import { BenchfleetError, isErrorCode } from '../errors.ts';
 import { describeBadMachineName, validMachineName } from '../machine-name.ts';
 import { macosFactsProblem, type MacosFacts } from '../macos-facts.ts';
 import { isPolicy, type Policy } from '../policies.ts';
-import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_LINE_BYTES, MAX_PLAN_BYTES } from './limits.ts';
+import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_FACT_CHARS, MAX_FACT_ENTRIES, MAX_FACTS_BYTES, MAX_LINE_BYTES, MAX_PLAN_BYTES } from './limits.ts';
 import type { AgentAuth, AgentHeartbeat, BatchAck, ControlAuth, LifecycleState, MachineFacts, RecordBatch, ResumePoint, RunAssignment, RunFinished, RunProgress } from './events.ts';
 import { MAX_RECORD_NESTING, nestsDeeperThan } from './json-nesting.ts';
 
@@ -52,8 +52,36 @@ export function validateRunId(value: unknown, field = 'runId'): string {
   return value;
 }
 
+/** A string fact: bounded, and no control characters (they would garble `status` and the Fleet page). */
+function fact(o: Obj, key: string, field: string, maxLength = MAX_FACT_CHARS): string {
+  const v = str(o, key, field, maxLength);
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(v)) fail(`${field}.${key}`, 'must not hold control characters');
+  return v;
+}
+
+/** A map of kernel name to SHA256: at most MAX_FACT_ENTRIES, each key and value bounded. */
+function factMap(o: Obj, key: string, field: string): Record<string, string> {
+  const map = stringMap(o, key, field);
+  const entries = Object.entries(map);
+  if (entries.length > MAX_FACT_ENTRIES) fail(`${field}.${key}`, `has more than ${MAX_FACT_ENTRIES} entries`);
+  for (const [k, v] of entries) {
+    if (k.length > MAX_FACT_CHARS) fail(`${field}.${key}`, `has a key longer than ${MAX_FACT_CHARS} characters`);
+    if (v.length > MAX_FACT_CHARS) fail(`${field}.${key}.${k}`, `is longer than ${MAX_FACT_CHARS} characters`);
+  }
+  return map;
+}
+
 export function validateFacts(value: unknown, field = 'facts'): MachineFacts {
   const o = obj(value, field);
+  // The whole payload first: a 6 MB one was once accepted and saved in agents.json.
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(o));
+  } catch {
+    fail(field, 'cannot be measured (nested too deep)');
+  }
+  if (bytes > MAX_FACTS_BYTES) fail(field, `is ${bytes} bytes; at most ${MAX_FACTS_BYTES} are taken`);
   const load = o['loadAverage'];
   if (!Array.isArray(load) || load.length !== 3 || !load.every((x) => typeof x === 'number')) fail(`${field}.loadAverage`, 'must be three numbers');
   const governor = o['governor'];
@@ -63,19 +91,26 @@ export function validateFacts(value: unknown, field = 'facts'): MachineFacts {
   if (macosProblem !== null) fail(`${field}.macos`, macosProblem);
   return {
     ...(macos !== undefined ? { macos: macos as MacosFacts } : {}),
-    cpuModel: str(o, 'cpuModel', field),
+    cpuModel: fact(o, 'cpuModel', field),
     cores: int(o, 'cores', field, 1),
-    platform: str(o, 'platform', field),
-    osRelease: str(o, 'osRelease', field),
-    arch: str(o, 'arch', field),
-    node: str(o, 'node', field),
-    v8: str(o, 'v8', field),
-    governor,
+    platform: fact(o, 'platform', field),
+    osRelease: fact(o, 'osRelease', field),
+    arch: fact(o, 'arch', field),
+    node: fact(o, 'node', field),
+    v8: fact(o, 'v8', field),
+    governor: governor === null ? null : fact(o, 'governor', field),
     loadAverage: [load[0] as number, load[1] as number, load[2] as number],
-    harnessSha256: str(o, 'harnessSha256', field),
-    corpus: stringMap(o, 'corpus', field),
-    trackedCorpus: stringMap(o, 'trackedCorpus', field),
+    harnessSha256: fact(o, 'harnessSha256', field),
+    corpus: factMap(o, 'corpus', field),
+    trackedCorpus: factMap(o, 'trackedCorpus', field),
   };
+}
+
+/** An agent's name as a control client sends it (`agents forget NAME`). */
+export function validateMachineName(value: unknown, field = 'name'): string {
+  if (typeof value !== 'string') fail(field, 'must be a string');
+  if (!validMachineName(value)) throw new BenchfleetError('MACHINE_NAME_INVALID', `${field} ${describeBadMachineName(value)}`);
+  return value;
 }
 
 export function validateAgentAuth(value: unknown): AgentAuth {

@@ -329,3 +329,11 @@ test('each --fail-on gate trips on its verdicts and lists the groups it could no
       '  inconclusive: ryzen / pages / sha256 / taskpool-8-batched: one run: run-to-run variation is unknown until another run is compared\n',
   );
 });
+
+test('the default arm missing from every run is "not in any run", missing from some "not in every run"', () => {
+  const arms = ['native', 'taskpool-4-batched'];
+  const none = buildComparison(runsOf([{ seed: 1, rounds: 3, arms }, { seed: 2, rounds: 3, arms }]), { resamples: 50 });
+  assert.deepEqual(none.notes.filter((n) => n.startsWith('taskpool-8')), ['taskpool-8-batched is not in any run; comparing taskpool-4-batched.']);
+  const some = buildComparison(runsOf([{ seed: 1, rounds: 3, arms }, { seed: 2, rounds: 3, arms: [...arms, 'taskpool-8-batched'] }]), { resamples: 50 });
+  assert.deepEqual(some.notes.filter((n) => n.startsWith('taskpool-8')), ['taskpool-8-batched is not in every run; comparing taskpool-4-batched.']);
+});

@@ -1,17 +1,18 @@
 // The report's exports for other tools: Bencher Metric Format JSON (one benchmark per cell, the
 // cell's median and interval as value and bounds), and every pool arm's report for the
-// dashboard's arm selector and the HTML report.
+// dashboard's arm selector and the HTML report; `report --arm all` exports them all at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NATIVE_ARM } from '../../shared/arms.ts';
-import { buildReport, renderReport } from '../../analysis/report/report.ts';
+import { buildReport, renderReport, renderReports } from '../../analysis/report/report.ts';
 import { reportsForEveryArm } from '../../analysis/report/report-arms.ts';
 import { loadResults } from '../../analysis/raw/result-folders.ts';
 import { toJsonl } from '../helpers/raw-records.ts';
 import { syntheticRun } from '../helpers/synthetic-raw.ts';
+import { runCli } from '../helpers/run-cli.ts';
 
 const ARMS = [NATIVE_ARM, 'workers-2-batched', 'taskpool-4-batched', 'taskpool-8-batched'];
 const KERNELS = ['aes-cbc-decrypt', 'sha256', 'crc32'];
@@ -56,5 +57,68 @@ test('every pool arm gets its report, the default arm first, each as report --ar
     assert.deepEqual(reports[1], await buildReport([dir], { arm: 'workers-2-batched' }));
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('report --arm all exports every arm in every format, each benchmark and row naming its arm; a bad --arm is a usage error', async () => {
+  const dir = await folder();
+  try {
+    // The CLI for two formats and the refusal (a child each costs seconds on a loaded machine); the others in process.
+    const [bmfOut, csvOut, bad] = await Promise.all([
+      runCli(['report', dir, '--arm', 'all', '--bmf']),
+      runCli(['report', dir, '--arm', 'all', '--csv']),
+      runCli(['report', dir, '--bmf', '--arm', 'taskpool-8-batchd']),
+    ]);
+    const every = reportsForEveryArm(await loadResults([dir]));
+    const arms = ['taskpool-8-batched', 'workers-2-batched', 'taskpool-4-batched'];
+    assert.equal(bmfOut.code, 0, bmfOut.stderr);
+    const bmf = JSON.parse(bmfOut.stdout) as Record<string, Record<string, { value: number }>>;
+    // Per arm: pages has three kernels, whole two.
+    assert.equal(Object.keys(bmf).length, 3 * 5);
+    for (const arm of arms) assert.equal(Object.keys(bmf).filter((k) => k.endsWith(`/${arm}`)).length, 5, arm);
+    for (const measures of Object.values(bmf)) assert.deepEqual(Object.keys(measures), ['speedup', 'cpu-ratio']);
+    const single = await buildReport([dir], { arm: 'workers-2-batched' });
+    assert.deepEqual(bmf['ryzen/pages/sha256/workers-2-batched'], (JSON.parse(renderReport(single, 'bmf')) as typeof bmf)['ryzen/pages/sha256/workers-2-batched']);
+
+    assert.equal(csvOut.code, 0, csvOut.stderr);
+    const lines = csvOut.stdout.trimEnd().split('\n');
+    assert.equal(lines.filter((l) => l.startsWith('kernel,')).length, 1, 'one header');
+    // Three kernel rows x two policies per arm, the missing (crc32, whole) cell as an empty row.
+    assert.equal(lines.length, 1 + 3 * 6);
+    for (const arm of arms) assert.equal(lines.filter((l) => l.split(',')[3] === arm).length, 6, arm);
+
+    assert.deepEqual((JSON.parse(renderReports(every, 'json')) as { arm: string }[]).map((r) => r.arm), arms);
+    assert.deepEqual(renderReports(every, 'text').match(/^Paired median speedup over native \/ CPU ratio for (\S+)$/gm)?.map((l) => l.split(' ').at(-1)), arms);
+
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /^Error \[USAGE\]: --arm must be an arm or "all", got "taskpool-8-batchd" \(did you mean taskpool-8-batched\?\);/);
+    assert.match(bad.stderr, /\nUsage: benchfleet report/);
+    assert.equal(bad.stdout, '');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('BMF of one round gives Bencher the value alone: no interval to bound it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-exports-'));
+  try {
+    await writeFile(join(dir, 'pages.jsonl'), toJsonl(syntheticRun({ seed: 5, machine: 'm2', policy: 'pages', kernels: ['sha256'], arms: ARMS, rounds: 1, repeats: 2 })));
+    const bmf = JSON.parse(renderReport(await buildReport([dir]), 'bmf')) as Record<string, Record<string, object>>;
+    assert.deepEqual(Object.keys(bmf['m2/pages/sha256/taskpool-8-batched']?.['speedup'] ?? {}), ['value']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the footer speaks of the rounds the report really has: 7 rounds are the 2nd to 6th smallest ratio (87.5%), 3 rounds the 1st to 3rd (75.0%)', async () => {
+  for (const [rounds, words] of [[7, 'the 7 rounds of this report it is about the 2nd to 6th smallest per-round ratio, whose distribution-free coverage is 87.5%'], [3, 'the 3 rounds of this report it is about the 1st to 3rd smallest per-round ratio, whose distribution-free coverage is 75.0%']] as const) {
+    const dir = await mkdtemp(join(tmpdir(), 'bf-exports-'));
+    try {
+      await writeFile(join(dir, 'pages.jsonl'), toJsonl(syntheticRun({ seed: 6, machine: 'm2', policy: 'pages', kernels: ['sha256'], arms: ARMS, rounds, repeats: 2 })));
+      const footer = (await buildReport([dir])).footer.join('\n');
+      assert.ok(footer.includes(`with ${words}`), footer);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 });

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NO_AGENT } from '../../cli/commands/status.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
 
@@ -81,17 +82,28 @@ test('a command whose reader has closed the pipe ends quietly, with no EPIPE sta
   assert.equal(result.code, 0);
 });
 
-test('`benchfleet status` into a closed pipe (as `| head -1`) ends quietly against a real coordinator', async () => {
+test('`benchfleet status` of an empty fleet says how to start an agent and a run; into a closed pipe (as `| head -1`) it ends quietly; a stopped agent says so once and can be forgotten', async () => {
   const token = 'a-token-that-is-long-enough-here';
   const coordinator: Proc = startBenchfleet(['coordinator', '--listen', '127.0.0.1:0', '--data', join(dir, 'coordinator')], { BENCHFLEET_TOKEN: token });
   try {
     const url = (await coordinator.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] as string;
     const opened = await runCli(['status', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
     assert.equal(opened.code, 0, opened.stderr);
-    assert.match(opened.stdout, /^Agents\n/);
+    assert.equal(opened.stdout, `Agents\n${NO_AGENT}\n\nRuns\nno run yet; start one with: npx benchfleet run PLAN --machines NAME[,NAME...] --follow\n`);
     const closed = await runCli(['status', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token }, closeStdout: true });
     assert.equal(closed.stderr, '');
     assert.equal(closed.code, 0);
+    // Ctrl-C in the demo reaches an agent twice (the terminal's SIGINT, the demo's SIGTERM): it says "stopped" once.
+    const agent = startBenchfleet(['agent', '--coordinator', url, '--name', 'cli-agent', '--state', join(dir, 'cli-agent')], { BENCHFLEET_TOKEN: token, BENCHFLEET_LOG: '' });
+    await agent.waitFor(/\[agent cli-agent\] connected to /);
+    agent.child.kill('SIGINT');
+    agent.child.kill('SIGTERM');
+    assert.equal((await agent.exited).code, 0, agent.output());
+    assert.deepEqual(agent.output().match(/^\[agent cli-agent\] stopped$/gm), ['[agent cli-agent] stopped'], agent.output());
+    // The stopped machine, retired: `agents forget` takes it off the list.
+    const forgot = await runCli(['agents', 'forget', 'cli-agent', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
+    assert.equal(forgot.code, 0, forgot.stderr);
+    assert.equal(forgot.stdout, 'forgot agent cli-agent; 0 agents left\n');
   } finally {
     await coordinator.stop();
   }

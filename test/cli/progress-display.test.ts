@@ -1,51 +1,15 @@
 // The progress display on a terminal keeps its bars whole when other lines arrive (the demo's
 // agents print while the bars are drawn): each line lands above the bars, which are drawn
-// again below it. Checked on the screen a terminal would show, by applying the display's
-// escape sequences (cursor up, erase below, erase line) to a grid of lines.
+// again below it. Checked on the screen a terminal would show, by replaying the output through
+// a VT100 subset (test/helpers/terminal-screen.ts) at the widths people use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { formatDuration, ProgressDisplay } from '../../cli/progress-display.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
+import { replayOnTerminal } from '../helpers/terminal-screen.ts';
+import { textStream } from '../helpers/text-stream.ts';
 
-/** The lines a terminal shows after `text`, for the three sequences the display uses. */
-function screen(text: string): string[] {
-  const lines: string[] = [''];
-  let row = 0;
-  // eslint-disable-next-line no-control-regex -- the escape character is what is being parsed
-  for (const part of text.split(/(\x1b\[\d*[AJK])/)) {
-    // eslint-disable-next-line no-control-regex -- as above
-    const escape = /^\x1b\[(\d*)([AJK])$/.exec(part);
-    if (escape) {
-      if (escape[2] === 'A') row = Math.max(0, row - Number(escape[1] || 1));
-      else {
-        // J erases the cursor's line and everything below it; K the cursor's line.
-        if (escape[2] === 'J') lines.splice(row + 1);
-        lines[row] = '';
-      }
-      continue;
-    }
-    for (const [i, piece] of part.split('\n').entries()) {
-      if (i > 0) {
-        row++;
-        if (lines[row] === undefined) lines[row] = '';
-      }
-      lines[row] = (lines[row] ?? '') + piece;
-    }
-  }
-  return lines.filter((l, i) => l !== '' || i < row);
-}
-
-function collector(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  }) as unknown as NodeJS.WriteStream;
-  return { stream, text: () => text };
-}
+const screen = (text: string, columns = 100): string[] => replayOnTerminal(text, columns).lines;
 
 function run(a: number, b: number, waitingB: string | null = null): RunSummary {
   const machine = (done: number, waiting: string | null) => ({ state: 'running' as const, done, total: 10, lines: {}, message: null, waiting });
@@ -53,9 +17,9 @@ function run(a: number, b: number, waitingB: string | null = null): RunSummary {
 }
 
 test('on a terminal, lines printed while bars are shown land above the bars, which stay whole below them', () => {
-  const out = collector();
+  const out = textStream();
   let now = 0;
-  const display = new ProgressDisplay(out.stream, { tty: true, now: () => now });
+  const display = new ProgressDisplay(out.stream, { tty: true, now: () => now, columns: 100 });
   display.printAbove('coordinator on http://127.0.0.1:1');
   display.render(run(0, 0, 'the timing lock is held by harness pid 7'));
   display.printAbove('[agent local-a] run r: started');
@@ -67,19 +31,53 @@ test('on a terminal, lines printed while bars are shown land above the bars, whi
   const shown = screen(out.text());
   assert.deepEqual(shown.slice(0, 3), ['coordinator on http://127.0.0.1:1', '[agent local-a] run r: started', '[agent local-b] connected']);
   assert.equal(shown.length, 5, shown.join('\n'));
-  assert.match(shown[3] ?? '', /^ {2}local-a +\[#{10}-{14}\] {2}40% 4\/10 running \(ETA 30s\)$/);
-  assert.match(shown[4] ?? '', /^ {2}local-b +\[#{2}-{22}\] {2}10% 1\/10 running$/);
+  assert.equal(shown[3], '  local-a          [##########--------------]  40%        4/10 running    ETA 30s');
+  assert.equal(shown[4], '  local-b          [##----------------------]  10%        1/10 running');
 });
 
 test('a waiting machine shows why on its bar, and no ETA until it measures', () => {
-  const out = collector();
-  const display = new ProgressDisplay(out.stream, { tty: true, now: () => 0 });
+  const out = textStream();
+  const display = new ProgressDisplay(out.stream, { tty: true, now: () => 0, columns: 120 });
   display.render(run(0, 0, 'the timing lock is held by harness pid 7'));
-  assert.match(screen(out.text())[1] ?? '', /local-b .* 0\/10 running \(waiting: the timing lock is held by harness pid 7\)$/);
+  assert.equal(screen(out.text(), 120)[1], '  local-b          [------------------------]   0%        0/10 waiting    the timing lock is held by harness pid 7');
 });
 
+const LOCK_WAIT = 'the timing lock /tmp/benchfleet-timing.lock is held by harness --plan /home/someone/.benchfleet/agent-local-a/runs/20261201-101500-ab12cd/plan.json (pid 4242, since 2026-12-01T10:15:02.123Z, host this-machine); it ends when that run ends; waiting at most 3600 s (--lock-wait) for that';
+
+function demoRun(a: number, b: number, waitingB: string | null): RunSummary {
+  const machine = (done: number, total: number, waiting: string | null) => ({ state: 'running' as const, done, total, lines: {}, message: null, waiting });
+  return { runId: 'r', state: 'running', createdAt: '', planSha256: '', machines: { 'local-a': machine(a, 180, null), 'local-b': machine(b, 180, waitingB) } };
+}
+
+for (const columns of [80, 160]) {
+  test(`replayed on a ${columns}-column terminal, the demo's bars stay two rows however long the waiting reason, with no stale copies`, () => {
+    const out = textStream();
+    let now = 0;
+    const display = new ProgressDisplay(out.stream, { tty: true, now: () => now, columns });
+    const above: string[] = [];
+    for (let done = 0; done <= 180; done += 6) {
+      now += 1000;
+      display.render(demoRun(done, 0, LOCK_WAIT));
+      if (done % 60 === 0) {
+        const line = `[agent local-a] run r: ${done} samples, a status line long enough to wrap on a narrow terminal ${'.'.repeat(columns)}`;
+        above.push(line);
+        display.printAbove(line);
+      }
+    }
+    const shown = screen(out.text(), columns);
+    for (const line of shown) assert.ok([...line].length <= columns, `a line of ${[...line].length} characters on ${columns} columns: ${line}`);
+    // The lines printed above wrap (each is wider than the terminal) and are kept whole, in order.
+    const aboveRows = above.flatMap((l) => (l.match(new RegExp(`.{1,${columns}}`, 'g')) ?? []).map((row) => row.trimEnd()));
+    assert.deepEqual(shown.slice(0, aboveRows.length), aboveRows);
+    assert.equal(shown.length, aboveRows.length + 2, shown.join('\n'));
+    const bars = shown.slice(aboveRows.length);
+    assert.equal(bars[0]?.startsWith('  local-a          [########################] 100%     180/180 running'), true, bars[0]);
+    assert.equal(bars[1], `  local-b          [------------------------]   0%       0/180 waiting    ${LOCK_WAIT}`.slice(0, columns - 2) + '…');
+  });
+}
+
 test('off a terminal the display prints plain lines: one per change of state, waiting reason or tenth of progress', () => {
-  const out = collector();
+  const out = textStream();
   let now = 0;
   const display = new ProgressDisplay(out.stream, { tty: false, now: () => now });
   display.render(run(0, 0, 'load 3.1 above 1'));

@@ -11,27 +11,26 @@ import { request } from '../../shared/protocol/request.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { captureLog } from '../helpers/log-capture.ts';
 
-test('a queued run that recovery cannot start is logged with its reason and the coordinator keeps serving', async () => {
+test('a queued run that recovery cannot send is logged with its reason and the coordinator keeps serving', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'bf-background-'));
   const runId = '20260101-000000-abcdef';
   const dir = join(dataDir, 'runs', runId);
   await mkdir(join(dir, 'ryzen'), { recursive: true });
-  await writeFile(join(dir, 'plan.json'), JSON.stringify({ name: 'x', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 1, repeats: 1, jobs: 1, seed: 1, schedule: 'sequential' }));
-  // A queued run whose machine has already completed: starting it is an illegal transition, so
-  // the recovery's start of the run rejects.
+  // A queued run whose plan.json is gone: the recovery starts it on its free machine, and
+  // sending the plan fails.
   const since = '2026-01-01T00:00:00.000Z';
   await writeFile(
     join(dir, 'run.json'),
-    JSON.stringify({ schema: 1, runId, state: 'queued', after: null, createdAt: since, planSha256: 'a'.repeat(64), cancelledAt: null, machines: { ryzen: { state: 'completed', done: 0, total: 0, lines: {}, message: null, since } } }),
+    JSON.stringify({ schema: 1, runId, state: 'queued', after: null, createdAt: since, planSha256: 'a'.repeat(64), cancelledAt: null, machines: { ryzen: { state: 'queued', done: 0, total: 0, lines: {}, message: null, since } } }),
   );
   const log = captureLog();
   const fleet = await startTestCoordinator({ dataDir });
   try {
-    const line = await log.waitFor(/could not start/);
-    assert.match(line, new RegExp(`error \\[coordinator:runs\\] run ${runId}: could not start: run ${runId}, machine ryzen: cannot go from completed to assigned$`));
+    const line = await log.waitFor(/assigning ryzen/);
+    assert.match(line, new RegExp(`error \\[coordinator:runs\\] run ${runId}: assigning ryzen: ENOENT: no such file or directory, open '.*plan\\.json'$`));
     const control = await fleet.control();
     const status = await request<ControlToCoordinator, 'status'>(control, 10_000, 'status');
-    assert.deepEqual(status.ok ? status.value.runs.map((r) => [r.runId, r.state]) : status, [[runId, 'queued']]);
+    assert.deepEqual(status.ok ? status.value.runs.map((r) => [r.runId, r.state]) : status, [[runId, 'assigned']]);
   } finally {
     log.stop();
     await fleet.close();

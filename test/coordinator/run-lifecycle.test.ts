@@ -1,7 +1,7 @@
 // The run lifecycle without processes or sockets: every legal transition, every illegal one
 // refused, state saved before it is announced, copies instead of live objects, reload from
-// disk (today's schema and the version-0 run.json of earlier coordinators), and the busy check
-// that claims machines in one step.
+// disk (today's schema and the version-0 run.json of earlier coordinators), and the machines'
+// queues (first come, first served, exactly as saved).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -188,16 +188,51 @@ test('records are refused for completed, failed and cancelled machines and for q
   assert.throws(() => life.checkWantsRecords((queued as RunSummary).runId, 'q'), { code: 'RUN_NOT_WANTED' });
 });
 
-test('two simultaneous starts on one machine: exactly one wins, the other is told the machine is busy', async () => {
-  const { life } = await fresh();
-  const results = await Promise.allSettled([life.createSeries('{}', 'f'.repeat(64), ['a'], 1, newId), life.createSeries('{}', 'f'.repeat(64), ['a', 'b'], 1, newId)]);
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected']);
-  const refused = results[1] as PromiseRejectedResult;
-  assert.equal((refused.reason as { code: string }).code, 'MACHINE_BUSY');
-  assert.match((refused.reason as Error).message, /^busy machine: a \(run /);
-  assert.equal(life.list().length, 1, 'the loser made no run');
-  assert.notEqual(life.holder('a'), null);
-  assert.equal(life.holder('b'), null, 'the loser claimed nothing');
+test('runs on a busy machine queue first come, first served, each with its place, and the queue moves up as one leaves', async () => {
+  const { life, announced } = await fresh();
+  // Two starts that come together: both are taken, in the order they came.
+  const [[first], [second]] = (await Promise.all([life.createSeries('{}', 'f'.repeat(64), ['a'], 1, newId), life.createSeries('{}', 'f'.repeat(64), ['a', 'b'], 1, newId)])) as [[RunSummary], [RunSummary]];
+  assert.equal(life.nextInQueue('a'), first.runId);
+  assert.equal(life.nextInQueue('b'), second.runId);
+  assert.deepEqual(life.queuedMachines(), ['a', 'b']);
+  assert.equal(life.get(first.runId).machines['a']?.queue, 1);
+  assert.equal(life.get(second.runId).machines['a']?.queue, 2);
+  assert.equal(life.get(second.runId).machines['b']?.queue, 1);
+  // b is free: it starts its part of the second run while a still waits for the first.
+  await life.machineAssigned(second.runId, 'b');
+  assert.equal(life.get(second.runId).state, 'assigned');
+  assert.deepEqual(Object.values(life.get(second.runId).machines).map((m) => [m.state, m.queue]), [['queued', 2], ['assigned', undefined]]);
+  announced.length = 0;
+  await life.machineAssigned(first.runId, 'a');
+  assert.equal(life.activeRun('a'), first.runId);
+  assert.equal(life.nextInQueue('a'), second.runId);
+  // Leaving the queue announces the run that moved up, with its new place.
+  assert.deepEqual(announced.map((r) => [r.runId, r.machines['a']?.state, r.machines['a']?.queue]), [[first.runId, 'assigned', undefined], [second.runId, 'queued', 1]]);
+  // Assigning is per machine and only from the queue.
+  assert.equal((await life.machineAssigned(first.runId, 'a')).machines['a']?.state, 'assigned', 'a second assignment changes nothing');
+  await life.cancel(second.runId, 'not wanted');
+  assert.equal(life.nextInQueue('a'), null, 'a cancelled run leaves the queue');
+  assert.equal((await life.machineAssigned(second.runId, 'a')).machines['a']?.state, 'cancelled');
+});
+
+test('the queues come back exactly after a restart, runs saved before the queues taking places by creation time', async () => {
+  const { store, life } = await fresh();
+  const series = await life.createSeries('{}', 'f'.repeat(64), ['a'], 3, newId);
+  const other = await life.createSeries('{}', 'f'.repeat(64), ['a'], 1, newId);
+  const ids = [...series, ...other].map((r) => r.runId);
+  const again = new RunLifecycle(store, () => undefined);
+  await again.load();
+  assert.deepEqual(ids.map((id) => again.get(id).machines['a']?.queue), [1, 2, 3, 4]);
+  // A run.json without seq (an older coordinator) is placed after the others; then new runs follow it.
+  const runFile = join(store.runDir(ids[0] as string), 'run.json');
+  const saved = JSON.parse(await readFile(runFile, 'utf8')) as Record<string, unknown>;
+  delete saved['seq'];
+  await writeFile(runFile, JSON.stringify(saved));
+  const older = new RunLifecycle(store, () => undefined);
+  await older.load();
+  assert.deepEqual(ids.map((id) => older.get(id).machines['a']?.queue), [4, 1, 2, 3]);
+  const [later] = await older.createSeries('{}', 'f'.repeat(64), ['a'], 1, newId);
+  assert.equal((later as RunSummary).machines['a']?.queue, 5);
 });
 
 test('readers get copies: changing one does not change the run', async () => {

@@ -68,8 +68,8 @@ after(async () => {
   await coordinator?.stop();
 });
 
-async function loggedIn(): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+async function loggedIn(viewport = { width: 1400, height: 900 }): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   await page.goto(`${dashboardUrl}/login`);
   await page.fill('#token', token);
@@ -141,7 +141,39 @@ test('every dashboard page renders with no console errors under its Content-Secu
   }
   assert.equal(await page.locator('table.compare tbody tr').count(), MACHINES.length * POLICIES.length * KERNELS.length, 'one compare row per (machine, policy, kernel) of the default arm');
   assert.equal(await page.locator('figure[data-chart=runs] g.run-dot circle').count(), 2 * MACHINES.length * POLICIES.length * KERNELS.length, 'one dot per run and group');
+  assert.equal(await page.locator('figure[data-chart=runs] g.band-ends text').count(), MACHINES.length * POLICIES.length * KERNELS.length, 'the band\'s ends written per group');
+  assert.equal(await page.locator('figure[data-chart=load] g.load-dot circle').count(), 2, 'one dot per run for the selected cell');
+  assert.match((await page.textContent('p.load-rho')) ?? '', /^Spearman rank correlation of per-round speedup with load: -?\d\.\d\d over 8 rounds/);
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('no page is wider than the screen at 390, 1280 and 1920 px: tables scroll in their boxes, charts fit', async () => {
+  for (const width of [390, 1280, 1920]) {
+    const context = await loggedIn({ width, height: 900 });
+    const { page, errors } = await watchedPage(context);
+    for (const [name, path] of [['fleet', '/fleet'], ['runs', '/runs'], ['run', `/runs/${runA}`], ['compare', `/compare?runs=${runA},${runB}`]] as const) {
+      await show(page, path);
+      const [scrollWidth, innerWidth] = await page.evaluate<[number, number]>('[document.documentElement.scrollWidth, window.innerWidth]');
+      assert.ok(scrollWidth <= innerWidth, `${name} at ${width} px is ${scrollWidth} px wide`);
+      const header = await page.locator('header.top').boundingBox();
+      assert.equal(header?.width, innerWidth, `the nav bar of ${name} spans the screen at ${width} px`);
+      await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('an odd run id in the address shows the page\'s error view, not raw JSON', async () => {
+  const context = await loggedIn();
+  const { page } = await watchedPage(context);
+  await page.goto(`${dashboardUrl}/runs/%3Cimg%20src=x%20onerror=alert(1)%3E`);
+  await page.waitForSelector('body[data-ready]');
+  assert.equal(await page.getAttribute('body', 'data-ready'), 'error');
+  assert.match((await page.textContent('main p.error')) ?? '', /^Could not load this page: /);
+  assert.ok((await page.locator('header.top nav a').count()) >= 3, 'the page chrome is there');
+  assert.equal(await page.locator('img').count(), 0);
   await context.close();
 });
 
@@ -155,11 +187,17 @@ test('the run page of a finished run shows one chart mark per report cell and th
   assert.equal(await count('figure[data-metric=speedup] g.whisker line'), cells, 'one interval whisker per cell');
   assert.equal(await count('figure[data-metric=cpuRatio] g.cell-dot circle'), cells);
   assert.equal(await count('table.study tbody tr'), MACHINES.length * KERNELS.length);
+  // The fastest policy of each kernel and machine: ringed in the chart, bold in the table.
+  assert.equal(await count('figure[data-metric=speedup] g.fastest circle'), MACHINES.length * KERNELS.length);
+  assert.equal(await count('table.study td.fastest'), MACHINES.length * KERNELS.length);
+  // One labelled log axis with at least three round values to read.
+  const ticks = await page.locator('figure[data-metric=speedup] g[aria-label="x-axis tick label"] text').allTextContents();
+  assert.ok(new Set(ticks).size >= 3 && ticks.every((t) => /^\d+(\.\d)?$|^0\.\d+$/.test(t)), `labelled ticks: ${ticks.join(' ')}`);
   assert.equal(await count('table.study tbody td'), MACHINES.length * KERNELS.length * (1 + POLICIES.length));
   // The one failed sample (ryzen, pages, sha256, round 2) marks its cell and its dot.
   assert.deepEqual(await page.locator('table.study td.failed').allTextContents(), [(await page.locator('table.study td.failed').textContent()) ?? '']);
   assert.match((await page.locator('table.study td.failed').textContent()) ?? '', /!1 failed$/);
-  assert.equal(await count('figure[data-metric=speedup] circle[fill=crimson]'), 1);
+  assert.equal(await count('figure[data-metric=speedup] g.cell-dot[fill=crimson] circle'), 1);
   assert.match((await page.textContent('#manifest-status')) ?? '', /^Manifest verified: \d+ files/);
   assert.equal(await count('ul.downloads li'), MACHINES.length * POLICIES.length * 2 + 3, 'raw and summary per machine and policy, plan, report, manifest');
   // Another arm: the same figures for it, and no failure (the failed sample was taskpool-8's).

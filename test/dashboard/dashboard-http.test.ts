@@ -44,6 +44,14 @@ test('one-time links, sessions, downloads and comparisons follow the dashboard\'
     assert.equal((await get(`/api/runs/${a}/files/ryzen/pages.jsonl`)).status, 200);
     assert.equal((await get(`/api/runs/${a}/files/run.json`)).status, 404, 'run.json is state, not an artifact');
     assert.equal((await get(`/api/runs/nope/files/plan.json`)).status, 404);
+    // An odd address in the browser gets the dashboard's page (its error view), not raw JSON.
+    for (const odd of ['/runs/%3Cimg%20src=x%3E', '/runs/%ZZ', '/no-such-page']) {
+      const page = await get(odd);
+      assert.equal(page.status, 404, odd);
+      assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8', odd);
+      assert.match(await page.text(), /<script [^>]*src="\/assets\/dashboard\.js"/, odd);
+    }
+    assert.match(await (await fetch(`${dashboard.url}/login`)).text(), /--control-token-file/, 'the login page names the control token\'s flag');
 
     const mixed = await get(`/api/compare?runs=${a},${other}`);
     assert.equal(mixed.status, 400);

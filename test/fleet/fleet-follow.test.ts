@@ -1,6 +1,7 @@
 // Following a run from the real CLI: `run --follow` rides out a SIGKILLed and restarted
 // coordinator and still ends with the report; `benchfleet follow RUN` re-attaches to a running
-// or finished run and says why a machine waits (the timing lock) and when it should be done.
+// or finished run and says why a machine waits (the timing lock) and when it should be done;
+// Ctrl-C leaves the run going and says how to re-attach.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -48,10 +49,18 @@ test('follow RUN re-attaches, says the machine waits for the timing lock, shows 
   let released = false;
   try {
     const socket = await fleet.control();
-    const { runId } = await startRun(socket, { ...SMALL_PLAN, rounds: 3 }, ['follower']);
+    const plan = { ...SMALL_PLAN, rounds: 3 };
+    const { runId } = await startRun(socket, plan, ['follower']);
     socket.close();
     const follow = cli(['follow', runId]);
-    await follow.waitFor(/follower: running 0\/0 samples \(waiting: the timing lock .* is held by .*the fleet-follow test, holding the lock on purpose/, 60_000);
+    const waiting = new RegExp(`follower: running 0/${plannedSamples(plan) * plan.policies.length} samples \\(waiting: the timing lock .* is held by .*the fleet-follow test, holding the lock on purpose`);
+    await follow.waitFor(waiting, 60_000);
+    // Ctrl-C stops the watching, not the run: it says how to come back, and exits 130.
+    const watcher = cli(['follow', runId]);
+    await watcher.waitFor(waiting, 60_000);
+    watcher.child.kill('SIGINT');
+    assert.equal((await watcher.exited).code, 130, watcher.output());
+    assert.match(watcher.output(), new RegExp(`\\nstopped following; run ${runId} goes on on the coordinator\\. Re-attach with: npx benchfleet follow ${runId}\\n$`));
     lock.release();
     released = true;
     const { code } = await follow.exited;

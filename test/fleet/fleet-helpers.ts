@@ -13,6 +13,9 @@ import { fleetPlan, plannedSamples } from '../helpers/test-plans.ts';
 export const SMALL_PLAN = fleetPlan('fleet test');
 export { plannedSamples };
 
+/** The smallest plan that still makes a report and a comparison: one kernel, native and one pool arm, two rounds (queues, campaigns). */
+export const TINY_PLAN = fleetPlan('tiny', { kernels: ['xxhash32'], arms: ['native', 'taskpool-1-batched'], policies: ['whole'], rounds: 2, repeats: 1, jobs: 2, seed: 5 });
+
 export interface Fleet {
   dir: string;
   token: string;

@@ -42,6 +42,7 @@ export async function writeFinishedRun(dataDir: string, spec: StoredRunSpec): Pr
     runId: newRunId(),
     state: 'completed',
     after: null,
+    seq: 0,
     createdAt,
     planSha256,
     cancelledAt: null,

@@ -1,6 +1,8 @@
 // The dashboard's script: the page chrome, then the page for the path (Fleet, Runs, Run,
-// Compare). The server serves the same shell for every page; data comes from /api/*.
+// Compare, Campaigns, Campaign). The server serves the same shell for every page; data comes from /api/*.
 import { h, replace } from './dom.ts';
+import { campaignPage } from './pages/campaign-page.ts';
+import { campaignsPage } from './pages/campaigns-page.ts';
 import { comparePage } from './pages/compare-page.ts';
 import { fleetPage } from './pages/fleet-page.ts';
 import { runPage } from './pages/run-page.ts';
@@ -10,6 +12,7 @@ const NAV = [
   ['Fleet', '/fleet'],
   ['Runs', '/runs'],
   ['Compare', '/compare'],
+  ['Campaigns', '/campaigns'],
 ] as const;
 
 function chrome(path: string): HTMLElement {
@@ -20,7 +23,7 @@ function chrome(path: string): HTMLElement {
       'header',
       { class: 'top' },
       h('span', { class: 'brand' }, 'benchfleet'),
-      h('nav', {}, ...NAV.map(([label, href]) => h('a', { href, class: path === href || (href === '/runs' && path.startsWith('/runs/')) ? 'current' : '' }, label))),
+      h('nav', {}, ...NAV.map(([label, href]) => h('a', { href, class: path === href || ((href === '/runs' || href === '/campaigns') && path.startsWith(`${href}/`)) ? 'current' : '' }, label))),
       logout,
     ),
     main,
@@ -33,7 +36,11 @@ async function route(root: HTMLElement, path: string): Promise<void> {
   if (run) return runPage(root, decodeURIComponent(run[1] as string));
   if (path === '/runs') return runsPage(root);
   if (path === '/compare') return comparePage(root);
-  return fleetPage(root);
+  const campaign = /^\/campaigns\/([^/]+)$/.exec(path);
+  if (campaign) return campaignPage(root, decodeURIComponent(campaign[1] as string));
+  if (path === '/campaigns') return campaignsPage(root);
+  if (path === '/fleet') return fleetPage(root);
+  throw new Error(`there is no page ${path}; the pages are ${NAV.map(([, href]) => href).join(', ')} and /runs/RUN`);
 }
 
 document.getElementById('app')?.remove();

@@ -4,31 +4,38 @@
 // footer. Every figure is a cell of the analysis's Report, formatted by its own cellText.
 import { cellText } from '../../analysis/report/report-cell-text.ts';
 import type { Report } from '../../analysis/report/report-types.ts';
-import { metricChart } from './charts/speedup-chart.ts';
-import { h, replace } from './dom.ts';
+import { fastestPolicies, kernelOrder, metricChart } from './charts/speedup-chart.ts';
+import { h, replace, scrollBox } from './dom.ts';
 
-export function studyTable(report: Report): HTMLTableElement {
-  return h(
+/** The rows in the study's order (kernels by native time, then machines), fastest policy of each marked. */
+export function studyTable(report: Report): HTMLElement {
+  const order = kernelOrder(report);
+  const rows = [...report.rows].sort((a, b) => order.indexOf(a.kernel) - order.indexOf(b.kernel) || report.machines.indexOf(a.machine) - report.machines.indexOf(b.machine));
+  const fastest = fastestPolicies(report);
+  const table = h(
     'table',
     { class: 'study', 'data-arm': report.arm },
     h('thead', {}, h('tr', {}, h('th', {}, 'kernel'), h('th', {}, 'machine'), ...report.policies.map((p) => h('th', {}, p)))),
     h(
       'tbody',
       {},
-      ...report.rows.map((row) =>
+      ...rows.map((row) =>
         h(
           'tr',
           {},
           h('th', { scope: 'row' }, row.kernel),
           h('td', {}, row.machine),
-          ...row.cells.map((cell) => {
+          ...row.cells.map((cell, i) => {
             const failed = cell === null ? 0 : cell.failures + cell.nativeFailures;
-            return h('td', { class: failed > 0 ? 'cell failed' : 'cell', title: cell === null ? 'no paired samples' : `${cell.rounds} paired rounds` }, cellText(cell, true));
+            const best = fastest.get(`${row.kernel}\u0000${row.machine}`)?.has(report.policies[i] as string) === true;
+            const classes = ['cell', failed > 0 ? 'failed' : '', best ? 'fastest' : ''].filter(Boolean).join(' ');
+            return h('td', { class: classes, title: cell === null ? 'no paired samples' : `${cell.rounds} paired rounds${best ? '; the fastest policy of this kernel and machine' : ''}` }, cellText(cell, true));
           }),
         ),
       ),
     ),
   );
+  return scrollBox(table);
 }
 
 /** The figures of `reports` (one per arm) with a selector, the first shown; two charts side by side fill `pageWidth`. */
@@ -41,8 +48,9 @@ export function runFigures(reports: readonly Report[], pageWidth: number): HTMLE
   const select = h('select', { id: 'arm', 'aria-label': 'arm' }, ...reports.map((r, i) => h('option', { value: String(i) }, r.arm)));
   const body = h('div', { class: 'figures-body' });
   const show = (report: Report): void => {
-    // Two charts and the gap between them inside the page's padding.
-    const width = Math.max(360, Math.floor((pageWidth - 48 - 24) / 2));
+    // Two charts side by side when there is room, else one above the other, each within the page.
+    const room = Math.max(280, pageWidth);
+    const width = room >= 1000 ? Math.floor((room - 16) / 2) : room;
     replace(
       body,
       ...report.notes.map((n) => h('p', { class: 'note' }, n)),
@@ -53,6 +61,7 @@ export function runFigures(reports: readonly Report[], pageWidth: number): HTMLE
         h('figure', { class: 'chart', 'data-metric': 'cpuRatio' }, h('figcaption', {}, `CPU ratio, ${report.arm}`), metricChart(report, 'cpuRatio', width)),
       ),
       h('h3', {}, `Study table: ${report.arm}`),
+      h('p', { class: 'hint' }, 'Kernels in the study\'s order (fastest native first); the fastest policy of each kernel and machine is in bold and ringed in the charts.'),
       studyTable(report),
       h('div', { class: 'footer' }, ...report.footer.map((f) => h('p', {}, f))),
     );

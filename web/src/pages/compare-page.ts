@@ -6,7 +6,7 @@ import type { CompareGroup } from '../../../analysis/compare/compare-types.ts';
 import type { CompareView, RunListItem, RunsView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
 import { loadChart, RUN_COLORS, runsChart } from '../charts/compare-charts.ts';
-import { h, pageLink, replace } from '../dom.ts';
+import { contentWidth, h, pageLink, replace, scrollBox } from '../dom.ts';
 import { fixed2, formatTime } from '../format.ts';
 
 const FINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -80,7 +80,17 @@ export async function comparePage(root: HTMLElement): Promise<void> {
   }
   const view = await getJson<CompareView>(`/api/compare?runs=${requested.map(encodeURIComponent).join(',')}`);
   const c = view.comparison;
-  const width = Math.max(480, (root.clientWidth || 1200) - 16);
+  const width = Math.max(280, contentWidth(root));
+  // The load chart shows one cell at a time, chosen here; its rank correlation is printed under it.
+  const cells = h('select', { id: 'load-cell', 'aria-label': 'cell' }, ...c.groups.map((g, i) => h('option', { value: String(i) }, `${g.machine} / ${g.policy} / ${g.kernel} / ${g.arm}`)));
+  const loadBox = h('div', { class: 'load-box' });
+  const showLoad = (): void => {
+    const g = c.groups[Number(cells.value)];
+    if (!g) return;
+    const rho = g.load === null ? 'no rank correlation (no load recorded at the rounds)' : `Spearman rank correlation of per-round speedup with load: ${fixed2(g.load.spearman)} over ${g.load.rounds} rounds${g.load.p === null ? '' : `, p = ${g.load.p.toPrecision(2)}`}${g.load.tracks ? ': the speedup tracks the load' : ''}`;
+    replace(loadBox, loadChart(c, g, Math.min(width, 720)), h('p', { class: 'load-rho' }, rho));
+  };
+  cells.addEventListener('change', showLoad);
   replace(
     root,
     h('h2', {}, 'Compare'),
@@ -92,15 +102,16 @@ export async function comparePage(root: HTMLElement): Promise<void> {
           'div',
           {},
           h('figure', { class: 'chart', 'data-chart': 'runs' }, h('figcaption', {}, `Each run's median speedup and within-run interval; band: the ${Math.round(c.settings.confidence * 100)}% interval across runs`), runsChart(c, width)),
-          h('figure', { class: 'chart', 'data-chart': 'load' }, h('figcaption', {}, 'Median speedup against the load average at the start of each run'), loadChart(c, width)),
+          h('figure', { class: 'chart', 'data-chart': 'load' }, h('figcaption', {}, 'Median speedup against the load average at the start of each run, for the cell ', cells), loadBox),
           h('h3', {}, 'Verdicts, variance components and recommended repetitions'),
-          h(
+          scrollBox(h(
             'table',
             { class: 'compare' },
             h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'arm', 'runs: median [interval]', 'across runs', 'verdict', 'T² runs', 'T² rounds', 'T² repeats', 'recommended runs x rounds', 'load (Spearman)', 'message'].map((t) => h('th', {}, t)))),
             h('tbody', {}, ...c.groups.map(groupRow)),
-          ),
+          )),
           h('p', { class: 'footer' }, `Variance components are Kalibera & Jones' T² of ln(speedup) per level; the recommendation targets a 95% interval within ±${(c.settings.target * 100).toFixed(0)}%, at ${c.settings.runCostSeconds} s per extra run.`),
         ),
   );
+  showLoad();
 }

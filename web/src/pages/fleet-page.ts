@@ -2,7 +2,7 @@
 // live progress bar. Updated from the `/ui` namespace's `fleet` events.
 import type { FleetAgentView, FleetView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
-import { h, pageLink, replace } from '../dom.ts';
+import { h, pageLink, replace, scrollBox } from '../dom.ts';
 import { formatAgo } from '../format.ts';
 import { live } from '../live.ts';
 import { progressBar } from '../progress.ts';
@@ -27,12 +27,12 @@ function agentRow(agent: FleetAgentView): HTMLTableRowElement {
 
 function fleetTable(view: FleetView): HTMLElement {
   if (view.agents.length === 0) return h('p', { class: 'empty' }, 'No agent has connected to this coordinator yet.');
-  return h(
+  return scrollBox(h(
     'table',
     { class: 'fleet' },
     h('thead', {}, h('tr', {}, ...['machine', 'status', 'last seen', 'load (1/5/15 min)', 'CPU', 'OS', 'Node / V8', 'governor', 'affinity', 'run'].map((t) => h('th', {}, t)))),
     h('tbody', {}, ...view.agents.map(agentRow)),
-  );
+  ));
 }
 
 export async function fleetPage(root: HTMLElement): Promise<void> {

@@ -3,7 +3,7 @@
 // files, summaries, report and manifest, and whether the files still match the manifest.
 import type { DownloadView, RunListItem, RunView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
-import { h, replace } from '../dom.ts';
+import { contentWidth, h, replace, scrollBox } from '../dom.ts';
 import { formatBytes, formatDuration, formatTime, secondsBetween } from '../format.ts';
 import { live } from '../live.ts';
 import { progressBar } from '../progress.ts';
@@ -29,12 +29,12 @@ function head(run: RunListItem): HTMLElement {
 }
 
 function machines(run: RunListItem): HTMLElement {
-  return h(
+  return scrollBox(h(
     'table',
     { class: 'machines' },
     h('thead', {}, h('tr', {}, h('th', {}, 'machine'), h('th', {}, 'progress'), h('th', {}, 'message'))),
     h('tbody', {}, ...run.machines.map((m) => h('tr', { 'data-machine': m.name }, h('th', { scope: 'row' }, m.name), h('td', {}, progressBar(m)), h('td', {}, m.message ?? '')))),
-  );
+  ));
 }
 
 function downloads(runId: string, files: readonly DownloadView[]): HTMLElement {
@@ -61,7 +61,7 @@ export async function runPage(root: HTMLElement, runId: string): Promise<void> {
     const m = view.manifest;
     replace(
       resultBox,
-      runFigures(view.reports, root.clientWidth || 1200),
+      runFigures(view.reports, contentWidth(root)),
       h('h3', {}, 'Downloads'),
       h('p', { class: `manifest manifest-${m.status}`, id: 'manifest-status' }, m.status === 'verified' ? `Manifest verified: ${m.checked} files match their length and SHA256.` : m.status === 'missing' ? 'No manifest yet.' : `Manifest MISMATCH: ${m.problems.join('; ')}`),
       downloads(view.run.runId, view.downloads),

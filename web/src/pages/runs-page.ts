@@ -2,7 +2,7 @@
 // with live status from the `/ui` namespace's `run` events.
 import type { RunListItem, RunsView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
-import { h, pageLink, replace } from '../dom.ts';
+import { h, pageLink, replace, scrollBox } from '../dom.ts';
 import { formatDuration, formatTime, secondsBetween } from '../format.ts';
 import { live } from '../live.ts';
 
@@ -41,12 +41,12 @@ export async function runsPage(root: HTMLElement): Promise<void> {
       body,
       shown.length === 0
         ? h('p', { class: 'empty' }, runs.size === 0 ? 'No runs yet: start one with `benchfleet run PLAN --machines a,b`.' : 'No run matches the filter.')
-        : h(
+        : scrollBox(h(
             'table',
             { class: 'runs' },
             h('thead', {}, h('tr', {}, ...['run', 'plan', 'plan SHA256', 'machines', 'status', 'started', 'duration', 'failures'].map((t) => h('th', {}, t)))),
             h('tbody', {}, ...shown.map(runRow)),
-          ),
+          )),
     );
   };
   text.addEventListener('input', render);

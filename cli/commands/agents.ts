@@ -1,0 +1,39 @@
+// `benchfleet agents forget NAME`: a machine retired from the fleet leaves `status` and the
+// Fleet page. Its runs and their files stay. Refused while the agent is online (it would only
+// come back at its next connect) or while a run still needs it. The coordinator also forgets
+// agents by itself: offline for more than FORGET_AFTER_DAYS, or the oldest beyond MAX_AGENTS.
+import type { Argv, CommandModule } from 'yargs';
+import { FORGET_AFTER_DAYS, MAX_AGENTS } from '../../coordinator/agent-registry.ts';
+import { request } from '../../shared/protocol/request.ts';
+import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
+import { printJson, printLine } from '../output.ts';
+
+interface ForgetArgs extends ConnectionArgs { name: string; json: boolean }
+
+const forgetCommand: CommandModule<object, ForgetArgs> = {
+  command: 'forget <name>',
+  describe: 'Forget a retired machine: it leaves `status` and the Fleet page; its runs stay',
+  builder: (y) =>
+    connectionOptions(y.positional('name', { type: 'string', demandOption: true, describe: 'The agent\'s name (`benchfleet status` lists them)' }))
+      .option('json', { type: 'boolean', default: false, describe: 'Print the agents left' })
+      .example('$0 agents forget old-ryzen', 'a machine that will not come back')
+      .epilogue(`Refused while the agent is online or a run still needs it. The coordinator also forgets an agent offline for more than ${FORGET_AFTER_DAYS} days, and beyond ${MAX_AGENTS} agents the ones heard from longest ago, with a log line each.`),
+  handler: async (args) => {
+    const socket = await connectControl(args);
+    try {
+      const left = unwrap(await request<ControlToCoordinator, 'agents:forget'>(socket, 10_000, 'agents:forget', args.name));
+      if (args.json) printJson(left);
+      else printLine(`forgot agent ${args.name}; ${left.length} agent${left.length === 1 ? '' : 's'} left`);
+    } finally {
+      socket.close();
+    }
+  },
+};
+
+export const agentsCommand: CommandModule = {
+  command: 'agents <action>',
+  describe: 'Manage the coordinator\'s list of agents (`agents forget NAME`)',
+  builder: (y: Argv) => y.command(forgetCommand as unknown as CommandModule).demandCommand(1, 'Name an action: forget'),
+  handler: () => undefined,
+};

@@ -1,0 +1,91 @@
+// The campaign stop rule on recorded run folders with a known spread between runs: it never
+// stops before the third run, stops at the first run where the widest cell's across-run
+// interval is within the target, and at --max-runs / --max-hours names the cells that did not
+// converge with compare's recommendation.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compareCampaignRuns } from '../../analysis/campaign/campaign-compare.ts';
+import { cellProgress, decideStop, type StopRule } from '../../analysis/campaign/stop-rule.ts';
+import { studentTQuantile } from '../../analysis/statistics/distributions.ts';
+import { writeFinishedRun } from '../helpers/stored-runs.ts';
+
+const SPEC = { planName: 'stop rule', machines: ['m1'], policies: ['whole'] as const, kernels: ['sha256', 'crc32'], arms: ['native', 'taskpool-2-batched'], rounds: 4, repeats: 2 };
+/** Each run's shift of the log speedup: two 10% apart, then runs that agree. */
+const SHIFTS = [0.05, -0.05, 0.0, 0.004, -0.004, 0.0, 0.002, -0.002];
+const RULE: StopRule = { until: 0.05, runs: 3, maxRuns: 20, maxHours: null, kernels: null };
+
+async function recorded(): Promise<string[]> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-stop-'));
+  const dirs: string[] = [];
+  for (const [i, shift] of SHIFTS.entries()) dirs.push(join(dataDir, 'runs', await writeFinishedRun(dataDir, { ...SPEC, policies: [...SPEC.policies], seed: 40 + i, shift })));
+  return dirs;
+}
+
+test('the stop rule holds at the first run where every cell is within the target, never before the third, and its widths are compare\'s', async () => {
+  const dirs = await recorded();
+  const decisions = [];
+  for (let n = 1; n <= dirs.length; n++) {
+    const comparison = await compareCampaignRuns(dirs.slice(0, n).map((dir) => ({ dir, completed: ['m1'] })), { target: 0.05 });
+    const cells = cellProgress(comparison, 0.05, null);
+    // The oracle: the widest cell's half-width from compare's own across-run interval.
+    const widths = comparison.groups.map((g) => (g.acrossRuns ? Math.sqrt(g.acrossRuns.hi / g.acrossRuns.lo) - 1 : Infinity));
+    assert.equal(cells.length, 2);
+    const decision = decideStop(cells, n, 0, RULE);
+    if (n >= 2) assert.equal(decision.widest?.halfWidth, Math.max(...widths));
+    decisions.push({ n, stop: decision.stop, widest: Math.max(...widths) });
+  }
+  // Runs 1 and 2 never stop; the shifts of ±0.3 keep the interval wide until agreeing runs narrow it.
+  const first = decisions.find((d) => d.stop);
+  const oracle = decisions.find((d) => d.n >= 3 && d.widest <= 0.05);
+  assert.ok(first && oracle, JSON.stringify(decisions));
+  assert.equal(first.n, oracle.n);
+  assert.equal(first.n, 5, JSON.stringify(decisions));
+  assert.ok(decisions.slice(0, first.n - 1).every((d) => !d.stop));
+  assert.ok(first.n > 3, `the ±0.05 runs must keep the campaign going past run 3: ${JSON.stringify(decisions)}`);
+  assert.equal(decideStop(cellProgress(await compareCampaignRuns(dirs.slice(0, first.n).map((dir) => ({ dir, completed: ['m1'] }))), 0.05, null), first.n, 0, RULE).reason, 'converged');
+});
+
+test('two runs that agree do not stop the campaign; the t interval of three runs is the oracle\'s', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-stop-'));
+  const dirs: string[] = [];
+  for (const i of [0, 1, 2]) dirs.push(join(dataDir, 'runs', await writeFinishedRun(dataDir, { ...SPEC, kernels: ['sha256'], policies: ['whole'], seed: 7 + i, shift: [0, 0, 0.02][i] ?? 0 })));
+  const two = decideStop(cellProgress(await compareCampaignRuns(dirs.slice(0, 2).map((dir) => ({ dir, completed: ['m1'] }))), 0.05, null), 2, 0, RULE);
+  assert.equal(two.stop, false);
+  assert.match(two.progress, /target ±5\.0%; the rule is checked from run 3$/);
+  // Three runs: half-width exp(t_{0.975,2} s / sqrt(3)) - 1 over the runs' mean log speedups (compare's acrossRuns).
+  const comparison = await compareCampaignRuns(dirs.map((dir) => ({ dir, completed: ['m1'] })));
+  const group = comparison.groups[0];
+  assert.ok(group?.acrossRuns);
+  // Three runs: compare's t interval on 2 df; the cell's half-width is sqrt(hi / lo) - 1 and its
+  // run sd the s that interval rests on: half-width on the log scale = t_{0.975, 2} s / sqrt(3).
+  const cell = cellProgress(comparison, 0.05, null)[0];
+  assert.equal(group.acrossRuns.df, 2);
+  assert.equal(cell?.halfWidth, Math.sqrt(group.acrossRuns.hi / group.acrossRuns.lo) - 1);
+  const s = Math.log(1 + (cell?.runSd ?? NaN));
+  assert.ok(Math.abs((studentTQuantile(0.975, 2) * s) / Math.sqrt(3) - Math.log(group.acrossRuns.hi / group.acrossRuns.lo) / 2) < 1e-12);
+  assert.ok(Math.abs(studentTQuantile(0.975, 2) - 4.302653) < 1e-5, 't on 2 df');
+});
+
+test('at --max-runs the campaign stops without converging and names each cell with compare\'s recommendation; --kernels narrows the cells', async () => {
+  const dirs = (await recorded()).slice(0, 3);
+  const comparison = await compareCampaignRuns(dirs.map((dir) => ({ dir, completed: ['m1'] })), { target: 0.05 });
+  const decision = decideStop(cellProgress(comparison, 0.05, null), 3, 0, { ...RULE, maxRuns: 3 });
+  assert.equal(decision.reason, 'max-runs');
+  assert.equal(decision.notConverged.length, 2);
+  for (const line of decision.notConverged) assert.match(line, /^m1 whole (sha256|crc32): ±\d+(\.\d)?% after 3 runs; compare recommends (\d+ runs|no count \(.+\)) for ±5\.0%$/);
+  assert.equal(decideStop(cellProgress(comparison, 0.05, null), 3, 30, { ...RULE, maxHours: 24 }).reason, 'max-hours');
+  assert.deepEqual(cellProgress(comparison, 0.05, ['crc32']).map((c) => c.kernel), ['crc32']);
+  // Without --until: the planned runs, then stop.
+  assert.deepEqual([2, 3].map((n) => decideStop(cellProgress(comparison, null, null), n, 0, { ...RULE, until: null }).reason), [null, 'planned-runs']);
+});
+
+test('a machine that dropped out of a run is left out of that run\'s cells, not averaged in', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-stop-'));
+  const dirs: string[] = [];
+  for (const i of [0, 1, 2]) dirs.push(join(dataDir, 'runs', await writeFinishedRun(dataDir, { ...SPEC, machines: ['m1', 'm2'], kernels: ['sha256'], policies: ['whole'], seed: 90 + i, shift: 0.01 * i })));
+  const comparison = await compareCampaignRuns(dirs.map((dir, i) => ({ dir, completed: i === 1 ? ['m1'] : ['m1', 'm2'] })));
+  assert.deepEqual(cellProgress(comparison, 0.05, null).map((c) => [c.machine, c.runs]), [['m1', 3], ['m2', 2]]);
+});

@@ -1,0 +1,95 @@
+// The coordinator's list of agents stays bounded and a retired machine can leave it: agents
+// offline past FORGET_AFTER_DAYS or beyond the cap are forgotten oldest-first (never an online
+// one, never one a run needs), `agents forget NAME` forgets one at once and is refused for an
+// online agent or one a run needs, and a handshake's facts are bounded (17.11: a 6 MB facts
+// payload was accepted and saved, and 1,025 agents were listed after a flood of names).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { io } from 'socket.io-client';
+import { machineFacts } from '../../agent/machine-facts.ts';
+import { AgentRegistry } from '../../coordinator/agent-registry.ts';
+import { AGENT_NAMESPACE, PROTOCOL_VERSION, type ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
+import { request } from '../../shared/protocol/request.ts';
+import { validateFacts } from '../../shared/protocol/validate.ts';
+import { MAX_FACTS_BYTES } from '../../shared/protocol/limits.ts';
+import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+
+const DAY = 86_400_000;
+
+test('beyond the cap the offline agents heard from longest ago are forgotten, never an online one or one a run needs; stale ones after the days', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-registry-'));
+  let now = Date.parse('2026-12-01T00:00:00Z');
+  const kept = new Set(['a0']);
+  const registry = new AgentRegistry(dir, { maxAgents: 3, forgetAfterDays: 30, keep: (n) => kept.has(n), now: () => now });
+  const facts = machineFacts();
+  // A flood of names: each connects and leaves, one a minute.
+  for (let i = 0; i < 8; i++) {
+    now += 60_000;
+    await registry.connected(`a${i}`, facts, `c${i}`);
+    if (i !== 7) await registry.disconnected(`a${i}`, `c${i}`);
+  }
+  // a0 is kept (a run needs it), a7 is online, a6 the newest offline one.
+  assert.deepEqual(registry.list(() => null).map((a) => a.name), ['a0', 'a6', 'a7']);
+  await registry.settled();
+  const saved = JSON.parse(await readFile(join(dir, 'agents.json'), 'utf8')) as { name: string }[];
+  assert.deepEqual(saved.map((a) => a.name), ['a0', 'a6', 'a7']);
+  // 31 days on, a restarted coordinator (every agent offline until it reconnects) forgets a6 and a7; a0 is still needed.
+  now += 31 * DAY;
+  const restarted = new AgentRegistry(dir, { maxAgents: 3, forgetAfterDays: 30, keep: (n) => kept.has(n), now: () => now });
+  await restarted.load();
+  assert.deepEqual(restarted.list(() => null).map((a) => a.name), ['a0']);
+});
+
+test('agents forget NAME over the wire: refused for an online agent, an unknown or a bad name; a forgotten agent is gone from status and agents.json', async () => {
+  const t = await startTestCoordinator();
+  try {
+    const agent = await t.agent('retired');
+    const control = await t.control();
+    const forget = (name: unknown) => request<ControlToCoordinator, 'agents:forget'>(control, 10_000, 'agents:forget', name as string);
+    const online = await forget('retired');
+    assert.equal(online.ok ? null : online.code, 'MACHINE_BUSY');
+    assert.equal(online.ok ? '' : online.message, 'agent retired is online; stop it first (its service, or Ctrl-C), then forget it');
+    const left = new Promise<void>((resolve) => t.coordinator.events.once('agents', () => resolve()));
+    agent.close();
+    await left;
+    const unknown = await forget('nosuch');
+    assert.equal(unknown.ok ? null : unknown.code, 'UNKNOWN_MACHINE');
+    const bad = await forget('<img src=x>');
+    assert.equal(bad.ok ? null : bad.code, 'MACHINE_NAME_INVALID');
+    const done = await forget('retired');
+    assert.deepEqual(done.ok ? done.value : done, []);
+    const status = await request<ControlToCoordinator, 'status'>(control, 10_000, 'status');
+    assert.deepEqual(status.ok ? status.value.agents : status, []);
+    assert.deepEqual(JSON.parse(await readFile(join(t.dataDir, 'agents.json'), 'utf8')), []);
+  } finally {
+    await t.close();
+  }
+});
+
+test('a handshake\'s facts are bounded: a long fact, a control character, a huge map or a 6 MB payload is refused, and nothing is saved', async () => {
+  const facts = machineFacts();
+  assert.deepEqual(validateFacts(JSON.parse(JSON.stringify(facts))), facts, 'a real agent\'s facts pass as they are');
+  assert.throws(() => validateFacts({ ...facts, cpuModel: 'x'.repeat(257) }), /^BenchfleetError: facts\.cpuModel is longer than 256 characters$/);
+  assert.throws(() => validateFacts({ ...facts, osRelease: 'six\u001b[2J' }), /facts\.osRelease must not hold control characters/);
+  const corpus = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${i}`, 'f'.repeat(64)]));
+  assert.throws(() => validateFacts({ ...facts, corpus }), /facts\.corpus has more than 512 entries/);
+  const huge = { ...facts, macos: { filler: 'x'.repeat(6 * 1024 * 1024) } };
+  assert.throws(() => validateFacts(huge), new RegExp(`^BenchfleetError: facts is \\d+ bytes; at most ${MAX_FACTS_BYTES} are taken$`));
+
+  const t = await startTestCoordinator();
+  try {
+    const socket = io(`${t.url}${AGENT_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION, name: 'flood', facts: huge }, extraHeaders: upgradeHeaders(t.token), transports: ['websocket'], reconnection: false });
+    const refused = await new Promise<Error & { data?: { code?: string } }>((resolve) => socket.once('connect_error', resolve));
+    socket.close();
+    assert.equal(refused.data?.code, 'PROTOCOL');
+    const control = await t.control();
+    const status = await request<ControlToCoordinator, 'status'>(control, 10_000, 'status');
+    assert.deepEqual(status.ok ? status.value.agents : status, []);
+  } finally {
+    await t.close();
+  }
+});

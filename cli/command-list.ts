@@ -19,7 +19,9 @@ import { followCommand } from './commands/follow.ts';
 import { demoCommand } from './commands/demo.ts';
 import { campaignCommand } from './commands/campaign.ts';
 import { agentsCommand } from './commands/agents.ts';
+import { historyCommand } from './commands/history.ts';
+import { reindexCommand } from './commands/reindex.ts';
 
 // yargs' CommandModule is generic over each command's own argument shape; the list only hands
 // them to yargs, which parses and checks each command's arguments itself.
-export const commands = [buildCorpusCommand, buildWebCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, coordinatorCommand, agentCommand, runCommand, campaignCommand, followCommand, statusCommand, agentsCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];
+export const commands = [buildCorpusCommand, buildWebCommand, kernelsCommand, kernelCommand, analyzeCommand, manifestCommand, reportCommand, harnessCommand, compareCommand, historyCommand, reindexCommand, coordinatorCommand, agentCommand, runCommand, campaignCommand, followCommand, statusCommand, agentsCommand, resultsCommand, cancelCommand, demoCommand] as unknown as readonly CommandModule[];

@@ -19,6 +19,7 @@ import type { BatchAck, ResumePoint, RunStarted, RunSummary } from '../shared/pr
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import { REPORT_FILE, storageErrorCode, writeDerivedFiles } from './finalize-run.ts';
+import { IndexKeeper } from './run-index/index-keeper.ts';
 import { RecordSink } from './record-sink.ts';
 import { newRunId } from './run-id.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
@@ -63,6 +64,7 @@ export interface DispatchOptions {
 export class RunDispatch {
   private readonly store: RunStore;
   private readonly lifecycle: RunLifecycle;
+  readonly runIndex: IndexKeeper;
   private readonly sink = new RecordSink();
   private readonly registry: AgentRegistry;
   private readonly agents: AgentLink;
@@ -94,6 +96,7 @@ export class RunDispatch {
 
   constructor(options: DispatchOptions) {
     this.store = options.store;
+    this.runIndex = new IndexKeeper(options.store.dataDir);
     this.lifecycle = options.lifecycle;
     this.registry = options.registry;
     this.agents = options.agents;
@@ -119,6 +122,7 @@ export class RunDispatch {
   async start(): Promise<void> {
     await this.lifecycle.load((runId, problem) => log.error(`run ${runId} skipped: ${problem}`));
     this.markLoaded();
+    background(log, 'run index', this.runIndex.index());
     for (const run of this.lifecycle.list()) {
       if (run.state === 'delivering') this.finalize(run.runId);
       // Stopped while sending its plans: the machines still waiting get theirs when their agents connect.
@@ -137,6 +141,7 @@ export class RunDispatch {
     for (const timer of this.retries.values()) clearTimeout(timer);
     this.retries.clear();
     await Promise.allSettled(this.finalizing.values());
+    await this.runIndex.close();
   }
 
   private async hasManifest(runId: string): Promise<boolean> {
@@ -449,6 +454,7 @@ export class RunDispatch {
       run = await this.lifecycle.finish(runId);
     }
     await writeManifest(dir);
+    this.runIndex.runFinalized(runId);
     log.info(`run ${runId}: ${run.state}`);
     await this.sendReport(runId);
   }

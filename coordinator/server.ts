@@ -36,6 +36,7 @@ import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 import { Campaigns } from './campaigns.ts';
 import { RunDispatch } from './run-dispatch.ts';
 import { RunLifecycle } from './run-lifecycle.ts';
+import type { RunIndex } from './run-index/run-index.ts';
 import { RunStore } from './run-store.ts';
 
 const log = createLogger('coordinator');
@@ -192,6 +193,11 @@ export class Coordinator {
   /** A copy of one run, or null when there is none of that id. */
   run(runId: string): RunSummary | null {
     return this.lifecycle.has(runId) ? this.lifecycle.get(runId) : null;
+  }
+
+  /** The run index (<data>/index.sqlite), or null when it cannot be opened. */
+  runIndex(): Promise<RunIndex | null> {
+    return this.dispatch.runIndex.index();
   }
 
   agentList(): AgentSummary[] {

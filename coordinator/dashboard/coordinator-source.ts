@@ -11,6 +11,7 @@ export function coordinatorSource(coordinator: Coordinator): DashboardSource {
     runDir: (runId) => coordinator.store.runDir(runId),
     campaigns: () => coordinator.campaignList(),
     campaign: (campaignId) => coordinator.campaign(campaignId),
+    runIndex: () => coordinator.runIndex(),
     onChange(listener) {
       const onRun = (runId: string): void => listener({ kind: 'run', runId } satisfies DashboardChange);
       const onAgents = (): void => listener({ kind: 'agents' });

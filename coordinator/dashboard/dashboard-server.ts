@@ -15,6 +15,7 @@ import { createLogger } from '../../shared/log.ts';
 import { UI_NAMESPACE, type DashboardToUi } from './dashboard-views.ts';
 import { checkWebBundle, webAssets, type WebAssets } from './web-assets.ts';
 import { CompareCache } from './compare-cache.ts';
+import { historyApi } from './history-api.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
 import type { DashboardSource } from './dashboard-source.ts';
 import { LoginLimiter } from '../login-limiter.ts';
@@ -24,7 +25,7 @@ import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } f
 
 const log = createLogger('dashboard');
 /** Page routes: each serves the app shell, whose script shows the page for the path. */
-const PAGES = [/^\/fleet$/, /^\/runs$/, /^\/runs\/[A-Za-z0-9_-]{1,64}$/, /^\/compare$/, /^\/campaigns$/, /^\/campaigns\/[A-Za-z0-9_-]{1,64}$/];
+const PAGES = [/^\/fleet$/, /^\/runs$/, /^\/runs\/[A-Za-z0-9_-]{1,64}$/, /^\/compare$/, /^\/campaigns$/, /^\/campaigns\/[A-Za-z0-9_-]{1,64}$/, /^\/history$/];
 const MAX_LOGIN_BODY = 4096;
 /** Live updates are sent at most this often per run (progress arrives per sample). */
 const PUSH_INTERVAL_MS = 250;
@@ -235,6 +236,8 @@ export class Dashboard {
         return this.sendJson(res, status, { error: errorMessage(error) });
       }
     }
+    const history = await historyApi(this.source, path, url);
+    if (history !== null) return this.sendJson(res, history.status, history.body);
     const file = /^\/api\/runs\/([^/]+)\/files\/(.+)$/.exec(path);
     if (file) {
       const target = await this.views.downloadPath(decodeSegment(file[1] as string), decodeSegment(file[2] as string));

@@ -5,6 +5,7 @@
 // manifest.json) can be shown by implementing it.
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { AgentSummary, RunSummary } from '../../shared/protocol/events.ts';
+import type { RunIndex } from '../run-index/run-index.ts';
 
 export type DashboardChange = { kind: 'agents' } | { kind: 'run'; runId: string } | { kind: 'campaign'; campaignId: string };
 
@@ -19,6 +20,8 @@ export interface DashboardSource {
   campaigns?(): CampaignSummary[];
   /** One campaign, or null for an unknown id. */
   campaign?(campaignId: string): CampaignSummary | null;
+  /** The run index for the History page; null (or absent) when there is none. */
+  runIndex?(): Promise<RunIndex | null>;
   /** Calls `listener` after every change; returns the function that stops it. */
   onChange(listener: (change: DashboardChange) => void): () => void;
 }

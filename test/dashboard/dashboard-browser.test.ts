@@ -54,10 +54,10 @@ before(async () => {
   runB = await writeFinishedRun(data, { ...stored, seed: 2, shift: 0.08, load: 1.7 });
   token = randomBytes(16).toString('hex');
   env = { BENCHFLEET_TOKEN: token, BENCHFLEET_LOCK_FILE: join(dir, 'timing.lock') };
-  [browser, coordinator] = await Promise.all([
-    launchBrowser(),
-    Promise.resolve(startBenchfleet(['coordinator', '--listen', '127.0.0.1:0', '--data', data, '--dashboard', '127.0.0.1:0'], env, join(dir, 'coordinator.log'))),
-  ]);
+  // The coordinator is kept before the browser is awaited: a browser that fails to start must
+  // still leave after() a coordinator to stop, or the file never ends.
+  coordinator = startBenchfleet(['coordinator', '--listen', '127.0.0.1:0', '--data', data, '--dashboard', '127.0.0.1:0'], env, join(dir, 'coordinator.log'));
+  browser = await launchBrowser();
   coordinatorUrl = (await coordinator.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] as string;
   dashboardUrl = (await coordinator.waitFor(/dashboard on (http:\/\/127\.0\.0\.1:\d+)\//))[1] as string;
 });

@@ -10,7 +10,7 @@ import { RUN_SCHEMA_VERSION, type StoredMachine, type StoredRun } from '../../co
 import { RunStore } from '../../coordinator/run-store.ts';
 import { writeManifest } from '../../analysis/raw/manifest.ts';
 import type { Policy } from '../../shared/policies.ts';
-import type { SampleRecord } from '../../shared/records.ts';
+import type { EnvironmentRecord, SampleRecord } from '../../shared/records.ts';
 import { toJsonl } from './raw-records.ts';
 import { syntheticRun } from './synthetic-raw.ts';
 
@@ -27,6 +27,15 @@ export interface StoredRunSpec {
   shift?: number;
   /** 1-minute load average at the run's start. */
   load?: number;
+  /** When the run was created (ISO 8601; default now). */
+  createdAt?: string;
+  /** Environment row fields to set in every raw file of the run (a Node version, say). */
+  environment?: Partial<EnvironmentRecord>;
+  /**
+   * false: leave the run as a coordinator finds it after the agents' last records and before
+   * finalization (state "delivering", raw files only), for the coordinator to finalize.
+   */
+  finalize?: boolean;
   /** Samples to mark as failed, as (machine, policy, kernel, arm, round). */
   failures?: readonly { machine: string; policy: Policy; kernel: string; arm: string; round: number }[];
 }
@@ -36,11 +45,11 @@ export async function writeFinishedRun(dataDir: string, spec: StoredRunSpec): Pr
   const store = new RunStore(dataDir);
   const planText = `${JSON.stringify({ name: spec.planName, kernels: spec.kernels, arms: spec.arms, policies: spec.policies, rounds: spec.rounds ?? 3, repeats: spec.repeats ?? 2, jobs: 16, seed: 1, schedule: 'sequential' }, null, 2)}\n`;
   const planSha256 = createHash('sha256').update(planText).digest('hex');
-  const createdAt = new Date().toISOString();
+  const createdAt = spec.createdAt ?? new Date().toISOString();
   const run: StoredRun = {
     schema: RUN_SCHEMA_VERSION,
     runId: newRunId(),
-    state: 'completed',
+    state: spec.finalize === false ? 'delivering' : 'completed',
     after: null,
     seq: 0,
     createdAt,
@@ -65,6 +74,7 @@ export async function writeFinishedRun(dataDir: string, spec: StoredRunSpec): Pr
         repeats: spec.repeats ?? 2,
         shift: spec.shift ?? 0,
         load: spec.load ?? 0.1,
+        ...(spec.environment === undefined ? {} : { environment: spec.environment }),
       });
       for (const f of spec.failures ?? []) {
         if (f.machine !== machine || f.policy !== policy) continue;
@@ -79,6 +89,7 @@ export async function writeFinishedRun(dataDir: string, spec: StoredRunSpec): Pr
     m.done = m.total = spec.kernels.length * spec.arms.length * (spec.rounds ?? 3) * spec.policies.length;
   }
   await store.saveRun(run);
+  if (spec.finalize === false) return run.runId;
   await writeDerivedFiles(store.runDir(run.runId), run);
   await writeManifest(store.runDir(run.runId));
   return run.runId;

@@ -7,7 +7,7 @@
 import { ARM_NAMES, NATIVE_ARM } from '../../shared/arms.ts';
 import type { Policy } from '../../shared/policies.ts';
 import { createRng, type Rng } from '../../shared/prng.ts';
-import type { RawRecord, SampleRecord } from '../../shared/records.ts';
+import type { EnvironmentRecord, RawRecord, SampleRecord } from '../../shared/records.ts';
 import { environmentRecord } from './raw-records.ts';
 
 export interface SyntheticRun {
@@ -30,6 +30,8 @@ export interface SyntheticRun {
   repeatSd?: number;
   /** 1-minute load average at the run's start and at every round's start. */
   load?: number | ((round: number) => number);
+  /** Environment row fields to set (a Node version, a start time). */
+  environment?: Partial<EnvironmentRecord>;
 }
 
 /** A standard normal deviate (Box-Muller) from the project's seeded generator. */
@@ -60,6 +62,7 @@ export function syntheticRun(spec: SyntheticRun): RawRecord[] {
     rounds,
     repeats,
     jobs,
+    ...spec.environment,
   });
   const samples: SampleRecord[] = [];
   for (let round = 1; round <= rounds; round++) {

@@ -1,10 +1,11 @@
 // The dashboard's script: the page chrome, then the page for the path (Fleet, Runs, Run,
-// Compare, Campaigns, Campaign). The server serves the same shell for every page; data comes from /api/*.
+// Compare, Campaigns, Campaign, History). The server serves the same shell for every page; data comes from /api/*.
 import { h, replace } from './dom.ts';
 import { campaignPage } from './pages/campaign-page.ts';
 import { campaignsPage } from './pages/campaigns-page.ts';
 import { comparePage } from './pages/compare-page.ts';
 import { fleetPage } from './pages/fleet-page.ts';
+import { historyPage } from './pages/history-page.ts';
 import { runPage } from './pages/run-page.ts';
 import { runsPage } from './pages/runs-page.ts';
 
@@ -13,6 +14,7 @@ const NAV = [
   ['Runs', '/runs'],
   ['Compare', '/compare'],
   ['Campaigns', '/campaigns'],
+  ['History', '/history'],
 ] as const;
 
 function chrome(path: string): HTMLElement {
@@ -39,6 +41,7 @@ async function route(root: HTMLElement, path: string): Promise<void> {
   const campaign = /^\/campaigns\/([^/]+)$/.exec(path);
   if (campaign) return campaignPage(root, decodeURIComponent(campaign[1] as string));
   if (path === '/campaigns') return campaignsPage(root);
+  if (path === '/history') return historyPage(root);
   if (path === '/fleet') return fleetPage(root);
   throw new Error(`there is no page ${path}; the pages are ${NAV.map(([, href]) => href).join(', ')} and /runs/RUN`);
 }

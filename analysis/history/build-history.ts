@@ -1,0 +1,79 @@
+// From the index's rows to a plan's history: runs in time order (marked where the plan hash
+// changed), per machine the environment of each run and what changed since its previous run,
+// per cell the series of figures and the changes the detection rule flags. Pure: the rows come
+// from coordinator/run-index/history-query.ts (or anything else of that shape).
+import { NATIVE_ARM } from '../../shared/arms.ts';
+import { detectChanges } from './change-detection.ts';
+import { ENVIRONMENT_FIELDS, type DetectionSettings, type EnvironmentChange, type HistoryEnvironment, type HistoryPoint, type HistorySeries, type HistoryView } from './history-types.ts';
+
+export interface HistoryInput {
+  plan: string;
+  runs: readonly { run_key: number; run_id: string; plan_name: string | null; plan_sha256: string; created_at: string }[];
+  firstShown: number;
+  machines: readonly {
+    run_key: number; machine: string; node: string; v8: string; os: string; cpu_model: string; cpu_count: number; governor: string | null; affinity: string | null;
+    niceness: number; heap_cap_mb: number | null; harness_sha256: string; corpus_sha256: string; inputs_sha256: string; load1: number; load5: number; load15: number;
+  }[];
+  cells: readonly { machine: string; policy: string; arm: string; kernel: string; run_key: number; speedup: number; speedup_lo: number; speedup_hi: number; rounds: number; failed: number }[];
+}
+
+const show = (v: string | number | null): string => (v === null ? 'none' : String(v));
+
+/** The fields that differ between a machine's environment in two runs. */
+export function environmentChanges(before: HistoryEnvironment, after: HistoryEnvironment): EnvironmentChange[] {
+  return ENVIRONMENT_FIELDS.filter((f) => before[f] !== after[f]).map((field) => ({ field, from: show(before[field]), to: show(after[field]) }));
+}
+
+export function buildHistory(input: HistoryInput, settings: DetectionSettings): HistoryView {
+  const runIndex = new Map(input.runs.map((r, i) => [r.run_key, i]));
+  const runs = input.runs.map((r, i) => ({ runId: r.run_id, planName: r.plan_name, planSha256: r.plan_sha256, createdAt: r.created_at, planChanged: i > 0 && input.runs[i - 1]?.plan_sha256 !== r.plan_sha256 }));
+  const environments: Record<string, (HistoryEnvironment | null)[]> = {};
+  for (const m of input.machines) {
+    const at = runIndex.get(m.run_key);
+    if (at === undefined) continue;
+    const list = (environments[m.machine] ??= new Array<HistoryEnvironment | null>(runs.length).fill(null));
+    list[at] = {
+      node: m.node, v8: m.v8, os: m.os, cpuModel: m.cpu_model, cpuCount: m.cpu_count, governor: m.governor, affinity: m.affinity, niceness: m.niceness,
+      heapCapMb: m.heap_cap_mb, harnessSha256: m.harness_sha256, corpusSha256: m.corpus_sha256, inputsSha256: m.inputs_sha256, load: [m.load1, m.load5, m.load15],
+    };
+  }
+  const changesByMachine: Record<string, EnvironmentChange[][]> = {};
+  for (const [machine, list] of Object.entries(environments)) {
+    let previous: HistoryEnvironment | null = null;
+    let previousRun = -1;
+    changesByMachine[machine] = list.map((env, i) => {
+      if (env === null) return [];
+      const changes: EnvironmentChange[] = previous === null ? [] : environmentChanges(previous, env);
+      const planBefore = previousRun >= 0 ? runs[previousRun]?.planSha256 : undefined;
+      const planNow = runs[i]?.planSha256;
+      if (planBefore !== undefined && planNow !== undefined && planBefore !== planNow) changes.push({ field: 'plan', from: planBefore, to: planNow });
+      previous = env;
+      previousRun = i;
+      return changes;
+    });
+  }
+  const byCell = new Map<string, HistorySeries>();
+  for (const c of input.cells) {
+    if (c.arm === NATIVE_ARM) continue; // native's figure is 1 by definition
+    const run = runIndex.get(c.run_key);
+    if (run === undefined) continue;
+    const key = `${c.machine}\0${c.policy}\0${c.kernel}\0${c.arm}`;
+    let series = byCell.get(key);
+    if (series === undefined) {
+      series = { machine: c.machine, policy: c.policy, kernel: c.kernel, arm: c.arm, points: [], changes: [] };
+      byCell.set(key, series);
+    }
+    series.points.push({ run, median: c.speedup, lo: c.speedup_lo, hi: c.speedup_hi, rounds: c.rounds, failed: c.failed } satisfies HistoryPoint);
+  }
+  const series = [...byCell.values()].sort((a, b) => compare(a.machine, b.machine) || compare(a.policy, b.policy) || compare(a.kernel, b.kernel) || compare(a.arm, b.arm));
+  for (const s of series) s.points.sort((a, b) => a.run - b.run);
+  const detected = detectChanges(series.map((s) => s.points), runs.length, settings);
+  series.forEach((s, i) => {
+    s.changes = (detected[i] ?? []).map(({ cell: _cell, ...d }) => ({ ...d, environment: changesByMachine[s.machine]?.[d.at] ?? [] }));
+  });
+  return { plan: input.plan, runs, environments, environmentChanges: changesByMachine, series, settings, firstShown: input.firstShown };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

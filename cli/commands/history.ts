@@ -1,0 +1,76 @@
+// `benchfleet history --data DIR --plan P`: every run of one plan on one timeline, from the
+// coordinator's run index, with the changes the detection rule flags. Reads the index file
+// itself (the coordinator's machine, or a copy of its data folder); --fail-on regression makes
+// it a CI gate.
+import type { CommandModule } from 'yargs';
+import { DEFAULT_DETECTION, type Direction } from '../../analysis/history/history-types.ts';
+import { regressions, renderHistory, type HistoryFormat } from '../../analysis/history/history-render.ts';
+import { readHistory } from '../../coordinator/run-index/read-history.ts';
+import { RunIndex } from '../../coordinator/run-index/run-index.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { EXIT_GATE } from '../exit-codes.ts';
+
+interface Args {
+  data: string;
+  plan: string;
+  machine: string | undefined;
+  policy: string | undefined;
+  kernel: string | undefined;
+  arm: string | undefined;
+  since: string | undefined;
+  last: number | undefined;
+  direction: Direction;
+  alpha: number;
+  window: number;
+  json: boolean;
+  csv: boolean;
+  'fail-on': string[];
+}
+
+export const historyCommand: CommandModule<object, Args> = {
+  command: 'history',
+  describe: "Every run of one plan on one timeline from the coordinator's run index: each cell's figure, interval, environment changes, and flagged regressions",
+  builder: (y) =>
+    y
+      .option('data', { type: 'string', demandOption: true, describe: "The coordinator's data folder (its run index is DATA/index.sqlite, built from DATA/runs if missing)" })
+      .option('plan', { type: 'string', demandOption: true, describe: 'A plan hash (or its first 6+ hex digits), or a plan name: every hash of that name, marked where it changed' })
+      .option('machine', { type: 'string', describe: 'Only this machine' })
+      .option('policy', { type: 'string', describe: 'Only this policy' })
+      .option('kernel', { type: 'string', describe: 'Only this kernel' })
+      .option('arm', { type: 'string', describe: 'Only this arm (native is never shown: its figure is 1)' })
+      .option('since', { type: 'string', describe: 'Show runs created at or after this ISO date or time (earlier runs still make the first trailing windows)' })
+      .option('last', { type: 'number', describe: 'Show only the last N runs (with --fail-on: gate on what they flag)' })
+      .option('direction', { type: 'string', choices: ['lower-is-worse', 'higher-is-worse'] as const, default: DEFAULT_DETECTION.direction, describe: 'Which way is a regression: lower-is-worse for speedup' })
+      .option('alpha', { type: 'number', default: DEFAULT_DETECTION.alpha, describe: 'False discovery rate across the selected cells at each run (Benjamini-Hochberg); with no change anywhere, the chance that a run flags any cell' })
+      .option('window', { type: 'number', default: DEFAULT_DETECTION.window, describe: 'Most earlier runs the old level and its run-to-run variance come from' })
+      .option('json', { type: 'boolean', default: false, describe: 'The whole history as JSON: runs, environments, series, flagged changes, regressions' })
+      .option('csv', { type: 'boolean', default: false, describe: 'One CSV line per cell and run; the header is the first line' })
+      .option('fail-on', { type: 'string', array: true, default: [], choices: ['regression'], describe: `Exit ${EXIT_GATE} when a shown run flags a regression, listing the regressed cells on stderr` })
+      .example('$0 history --data /srv/benchfleet --plan "reset-policies study" --machine ryzen --policy pages --arm taskpool-8-batched', "one machine's series for one arm, every kernel")
+      .example('$0 history --data /srv/benchfleet --plan 0c7d557b --last 1 --fail-on regression', `a nightly CI gate: exit ${EXIT_GATE} when the newest run regressed in any cell`)
+      .example('$0 history --data /srv/benchfleet --plan nightly --kernel sha256 --csv > sha256.csv', 'for a spreadsheet')
+      .epilogue(
+        `A run is flagged when its figure (or the mean of the last 2 or 3 runs) moves in the worse direction beyond what the cell's own run-to-run variance over the trailing window explains, with the false discovery rate held at --alpha across every selected cell at each run. The detection rule and its measured false-flag rate and power are in docs/statistics.md; the index in docs/records.md. Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} --fail-on regression tripped.`,
+      ),
+  handler: async (args) => {
+    if (args.json && args.csv) throw new BenchfleetError('USAGE', 'choose one output format; got --json and --csv');
+    if (!(args.alpha > 0 && args.alpha < 0.5)) throw new BenchfleetError('USAGE', `--alpha is a level above 0 and below 0.5 (e.g. 0.05), got ${args.alpha}`);
+    if (!(Number.isInteger(args.window) && args.window >= DEFAULT_DETECTION.minWindow)) throw new BenchfleetError('USAGE', `--window is a whole number of runs, at least ${DEFAULT_DETECTION.minWindow}, got ${args.window}`);
+    if (args.last !== undefined && !(Number.isInteger(args.last) && args.last >= 1)) throw new BenchfleetError('USAGE', `--last is a whole number of runs, at least 1, got ${args.last}`);
+    if (args.since !== undefined && Number.isNaN(Date.parse(args.since))) throw new BenchfleetError('USAGE', `--since is an ISO date or time such as 2026-11-30 or 2026-11-30T12:00Z, got "${args.since}"`);
+    const format: HistoryFormat = args.json ? 'json' : args.csv ? 'csv' : 'text';
+    const index = await RunIndex.open(args.data);
+    try {
+      const since = args.since === undefined ? undefined : new Date(args.since).toISOString();
+      const view = readHistory(index, { plan: args.plan, machine: args.machine, policy: args.policy, kernel: args.kernel, arm: args.arm, since, last: args.last }, { ...DEFAULT_DETECTION, direction: args.direction, alpha: args.alpha, window: args.window });
+      process.stdout.write(renderHistory(view, format));
+      const found = regressions(view);
+      if (args['fail-on'].includes('regression') && found.length > 0) {
+        process.stderr.write(`history: --fail-on regression: ${found.length} regressed cell(s):\n${found.map((r) => `  ${r.machine} / ${r.policy} / ${r.kernel} / ${r.arm}: ${((r.change.ratio - 1) * 100).toFixed(1)}% from run ${r.at}`).join('\n')}\n`);
+        process.exitCode = EXIT_GATE;
+      }
+    } finally {
+      index.close();
+    }
+  },
+};

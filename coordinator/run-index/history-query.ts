@@ -1,0 +1,110 @@
+// Reading one plan's history out of the run index: its runs in time order, each machine's
+// environment in each, and the cells the filters select. The rows go to
+// analysis/history/build-history.ts, which makes the series and runs the change detection.
+import { BenchfleetError } from '../../shared/errors.ts';
+import type { RunIndex } from './run-index.ts';
+
+export interface HistoryFilter {
+  /** A plan hash (or a prefix of at least 6 hex digits) or a plan name, which takes every hash of that name. */
+  plan: string;
+  machine?: string | undefined;
+  policy?: string | undefined;
+  kernel?: string | undefined;
+  arm?: string | undefined;
+  /** Only runs created at or after this ISO time are shown (earlier ones still form the first windows). */
+  since?: string | undefined;
+  /** Only the last N runs are shown; the detection still reads `lookback` runs before them. */
+  last?: number | undefined;
+  /** Runs before the first shown one to read for its trailing window. */
+  lookback: number;
+}
+
+export interface IndexRunRow { run_key: number; run_id: string; plan_name: string | null; plan_sha256: string; created_at: string }
+export interface IndexMachineRow {
+  run_key: number; machine: string; node: string; v8: string; os: string; cpu_model: string; cpu_count: number; governor: string | null; affinity: string | null;
+  niceness: number; heap_cap_mb: number | null; harness_sha256: string; corpus_sha256: string; inputs_sha256: string; load1: number; load5: number; load15: number;
+}
+export interface IndexCellRow { machine: string; policy: string; arm: string; kernel: string; run_key: number; speedup: number; speedup_lo: number; speedup_hi: number; rounds: number; failed: number }
+
+export interface HistoryRows {
+  plan: string;
+  runs: IndexRunRow[];
+  /** Index into `runs` of the first run to show. */
+  firstShown: number;
+  machines: IndexMachineRow[];
+  cells: IndexCellRow[];
+}
+
+/** The plans in the index, newest first, for messages and the dashboard's picker. */
+export function listPlans(index: RunIndex): { planName: string | null; planSha256: string; runs: number; last: string }[] {
+  return index.database
+    .prepare<[], { plan_name: string | null; plan_sha256: string; runs: number; last: string }>('SELECT plan_name, plan_sha256, count(*) AS runs, max(created_at) AS last FROM runs GROUP BY plan_sha256 ORDER BY last DESC')
+    .all()
+    .map((r) => ({ planName: r.plan_name, planSha256: r.plan_sha256, runs: r.runs, last: r.last }));
+}
+
+function planRuns(index: RunIndex, plan: string): IndexRunRow[] {
+  const db = index.database;
+  const columns = 'run_key, run_id, plan_name, plan_sha256, created_at';
+  if (/^[0-9a-f]{6,64}$/.test(plan)) {
+    const byHash = db.prepare<[string], IndexRunRow>(`SELECT ${columns} FROM runs WHERE plan_sha256 LIKE ? || '%' ORDER BY created_at, run_id`).all(plan);
+    const hashes = new Set(byHash.map((r) => r.plan_sha256));
+    if (hashes.size > 1) throw new BenchfleetError('USAGE', `--plan ${plan} matches ${hashes.size} plan hashes (${[...hashes].map((h) => h.slice(0, 12)).join(', ')}); give more of the hash`);
+    if (byHash.length > 0) return byHash;
+  }
+  return db.prepare<[string], IndexRunRow>(`SELECT ${columns} FROM runs WHERE plan_name = ? ORDER BY created_at, run_id`).all(plan);
+}
+
+export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRows {
+  const all = planRuns(index, filter.plan);
+  if (all.length === 0) {
+    const known = listPlans(index).slice(0, 10).map((p) => `${p.planName ?? '(no name)'} ${p.planSha256.slice(0, 12)} (${p.runs} run${p.runs === 1 ? '' : 's'})`);
+    throw new BenchfleetError('USAGE', `no indexed run of plan "${filter.plan}"; the index has ${known.length === 0 ? 'no runs (run `benchfleet reindex --data DIR` if runs are missing)' : `these plans: ${known.join('; ')}`}`);
+  }
+  let shownFrom = 0;
+  if (filter.since !== undefined) {
+    const since = filter.since;
+    shownFrom = all.findIndex((r) => r.created_at >= since);
+    if (shownFrom < 0) shownFrom = all.length;
+  }
+  if (filter.last !== undefined) shownFrom = Math.max(shownFrom, all.length - filter.last);
+  const start = Math.max(0, shownFrom - filter.lookback);
+  const runs = all.slice(start);
+  const keys = new Set(runs.map((r) => r.run_key));
+  const db = index.database;
+  const conditions: string[] = [];
+  const params: string[] = [];
+  for (const [column, value] of [['machine', filter.machine], ['policy', filter.policy], ['arm', filter.arm], ['kernel', filter.kernel]] as const) {
+    if (value === undefined) continue;
+    conditions.push(`${column} = ?`);
+    params.push(value);
+  }
+  const series = new Map(
+    db
+      .prepare<string[], { series_key: number; machine: string; policy: string; arm: string; kernel: string }>(`SELECT series_key, machine, policy, arm, kernel FROM series${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`)
+      .all(...params)
+      .map((r) => [r.series_key, r]),
+  );
+  if (series.size === 0) {
+    const known = (column: string): string => db.prepare<[], { v: string }>(`SELECT DISTINCT ${column} AS v FROM series ORDER BY v`).all().map((r) => r.v).join(', ');
+    throw new BenchfleetError('USAGE', `no cell matches ${conditions.map((c, i) => `${c.replace(' = ?', '')} ${params[i] ?? ''}`).join(', ')}; the index has machines ${known('machine')}; policies ${known('policy')}`);
+  }
+  const columns = 'series_key, run_key, speedup, speedup_lo, speedup_hi, rounds, failed';
+  const runKeys = [...keys].join(',');
+  // A few series are ranges of the series index; every series (no filter) is the runs' ranges of the table.
+  const sql =
+    conditions.length > 0
+      ? `SELECT ${columns} FROM cells INDEXED BY cells_by_series WHERE series_key IN (${[...series.keys()].join(',')}) AND run_key BETWEEN ${Math.min(...keys)} AND ${Math.max(...keys)}`
+      : `SELECT ${columns} FROM cells WHERE run_key IN (${runKeys})`;
+  const cells: IndexCellRow[] = [];
+  for (const c of db.prepare<[], Omit<IndexCellRow, 'machine' | 'policy' | 'arm' | 'kernel'> & { series_key: number }>(sql).all()) {
+    const s = series.get(c.series_key);
+    if (s === undefined || !keys.has(c.run_key)) continue;
+    cells.push({ machine: s.machine, policy: s.policy, arm: s.arm, kernel: s.kernel, run_key: c.run_key, speedup: c.speedup, speedup_lo: c.speedup_lo, speedup_hi: c.speedup_hi, rounds: c.rounds, failed: c.failed });
+  }
+  const machines = db
+    .prepare<[], IndexMachineRow>(`SELECT * FROM run_machines WHERE run_key IN (${runKeys})`)
+    .all()
+    .filter((m) => filter.machine === undefined || m.machine === filter.machine);
+  return { plan: filter.plan, runs, firstShown: shownFrom - start, machines, cells };
+}

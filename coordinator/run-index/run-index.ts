@@ -1,0 +1,264 @@
+// The run index: every finalized run's environment and figures in one SQLite file,
+// <data>/index.sqlite, so that `history` and the dashboard's History page read a plan's runs
+// without opening thousands of summaries. The run folders stay the truth: the index is written
+// only from them (after a run's manifest), can be rebuilt from them at any time, and is rebuilt
+// by itself when it is missing, of another schema version or unreadable.
+//
+// WAL lets readers (the `history` CLI, the dashboard) read while the coordinator writes; every
+// write is a transaction, so a reader sees a run whole or not at all.
+import Database from 'better-sqlite3';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MANIFEST_FILE } from '../../analysis/raw/manifest.ts';
+import { errorMessage } from '../../shared/errors.ts';
+import { createLogger, type Logger } from '../../shared/log.ts';
+import { CELLS_BY_SERIES_DDL, INDEX_DDL, INDEX_FILE, INDEX_SCHEMA_VERSION, type CellRow, type IndexedRun } from './index-schema.ts';
+import { readFolderRows, sha256Hex } from './run-folder-rows.ts';
+
+const defaultLog = createLogger('coordinator:run-index');
+/** How long a write waits for another process's write (a `reindex` beside the coordinator) before it fails. */
+const BUSY_TIMEOUT_MS = 5000;
+/** Cells per INSERT statement: one statement of many rows costs far less than as many statements. */
+const CELL_BATCH = 64;
+const CELL_COLUMNS = '(run_key, series_key, speedup, speedup_lo, speedup_hi, cpu_ratio, cpu_lo, cpu_hi, rounds, failed)';
+const cellInsert = (rows: number): string => `INSERT INTO cells ${CELL_COLUMNS} VALUES ${new Array<string>(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+
+export interface RebuildResult {
+  indexed: number;
+  /** Folders left out, with why: unverifiable ones warn, unfinished ones do not. */
+  skipped: { runId: string; reason: string }[];
+}
+
+export interface OpenOptions {
+  log?: Logger;
+  /** Run SQLite's quick_check on open (the coordinator does at start; a CLI read does not, to stay fast). */
+  check?: boolean;
+}
+
+type Db = Database.Database;
+
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
+}
+
+async function removeIndexFiles(path: string): Promise<void> {
+  for (const suffix of ['', '-wal', '-shm']) await rm(`${path}${suffix}`, { force: true });
+}
+
+export class RunIndex {
+  readonly path: string;
+  readonly dataDir: string;
+  private readonly db: Db;
+  private readonly log: Logger;
+  private readonly statements;
+  /** series_key by `machine NUL policy NUL arm NUL kernel`, as far as read or written; cleared when a transaction that may have added to it fails. */
+  private seriesKeys: Map<string, number> | null = null;
+  /** What the rebuild on open found, when open rebuilt the index (missing, damaged, another schema); else null. */
+  rebuiltOnOpen: RebuildResult | null = null;
+
+  private constructor(dataDir: string, db: Db, log: Logger) {
+    this.dataDir = dataDir;
+    this.path = join(dataDir, INDEX_FILE);
+    this.db = db;
+    this.log = log;
+    this.statements = {
+      runKey: db.prepare<[string], { run_key: number }>('SELECT run_key FROM runs WHERE run_id = ?'),
+      deleteRun: db.prepare<[number]>('DELETE FROM runs WHERE run_key = ?'),
+      deleteMachines: db.prepare<[number]>('DELETE FROM run_machines WHERE run_key = ?'),
+      deleteCells: db.prepare<[number]>('DELETE FROM cells WHERE run_key = ?'),
+      insertRun: db.prepare('INSERT INTO runs (run_id, plan_name, plan_sha256, state, created_at, manifest_sha256) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertMachine: db.prepare(
+        'INSERT INTO run_machines (run_key, machine, started_at, node, v8, os, cpu_model, cpu_count, governor, affinity, niceness, heap_cap_mb, harness_sha256, corpus_sha256, inputs_sha256, load1, load5, load15) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      insertCell: db.prepare(cellInsert(1)),
+      insertCells: db.prepare(cellInsert(CELL_BATCH)),
+      allSeries: db.prepare<[], { series_key: number; machine: string; policy: string; arm: string; kernel: string }>('SELECT series_key, machine, policy, arm, kernel FROM series'),
+      insertSeries: db.prepare('INSERT INTO series (machine, policy, arm, kernel) VALUES (?, ?, ?, ?)'),
+      manifests: db.prepare<[], { run_id: string; manifest_sha256: string }>('SELECT run_id, manifest_sha256 FROM runs'),
+    };
+  }
+
+  /**
+   * Opens <dataDir>/index.sqlite, and rebuilds it from the run folders when it is missing, of
+   * another schema version, or not a readable SQLite database (the damaged file is removed).
+   */
+  static async open(dataDir: string, options: OpenOptions = {}): Promise<RunIndex> {
+    const log = options.log ?? defaultLog;
+    const path = join(dataDir, INDEX_FILE);
+    const existed = await stat(path).then(() => true, () => false);
+    let reason: string | null = existed ? null : 'there was none';
+    let db: Db | null = null;
+    try {
+      db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+      db.pragma('journal_mode = WAL');
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (existed && version !== INDEX_SCHEMA_VERSION) reason = `it has schema version ${version}, this benchfleet writes ${INDEX_SCHEMA_VERSION}`;
+      if (reason === null && options.check === true) {
+        const result = db.pragma('quick_check', { simple: true }) as string;
+        if (result !== 'ok') throw Object.assign(new Error(result), { code: 'SQLITE_CORRUPT' });
+      }
+    } catch (error) {
+      if (!isCorruption(error)) throw error;
+      db?.close();
+      log.warn(`run index ${path} is damaged (${errorMessage(error)}): removing it and rebuilding it from the run folders`);
+      await removeIndexFiles(path);
+      reason = 'the old one was damaged';
+      db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+      db.pragma('journal_mode = WAL');
+    }
+    db.pragma('synchronous = NORMAL');
+    if (reason !== null) {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        for (const { name } of db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all()) db.exec(`DROP TABLE "${name}"`);
+        db.exec(INDEX_DDL);
+        db.exec(CELLS_BY_SERIES_DDL);
+        db.pragma(`user_version = ${INDEX_SCHEMA_VERSION}`);
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        db.close();
+        throw error;
+      }
+    }
+    const index = new RunIndex(dataDir, db, log);
+    if (reason !== null) {
+      const result = await index.rebuild();
+      index.rebuiltOnOpen = result;
+      log.info(`run index ${path} built (${reason}): ${result.indexed} run(s), ${result.skipped.length} folder(s) left out`);
+    }
+    return index;
+  }
+
+  /** The database, for the queries of history-query.ts (read only by convention). */
+  get database(): Db {
+    return this.db;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private runIds(): Promise<string[]> {
+    return readdir(join(this.dataDir, 'runs'), { withFileTypes: true }).then(
+      (entries) => entries.filter((e) => e.isDirectory()).map((e) => e.name).sort(),
+      () => [],
+    );
+  }
+
+  /** Removes a run's rows; called inside a transaction. */
+  private remove(runId: string): void {
+    const key = this.statements.runKey.get(runId)?.run_key;
+    if (key === undefined) return;
+    this.statements.deleteCells.run(key);
+    this.statements.deleteMachines.run(key);
+    this.statements.deleteRun.run(key);
+  }
+
+  /** Replaces the run's rows; called inside a transaction. */
+  private put(rows: IndexedRun): void {
+    const s = this.statements;
+    const r = rows.run;
+    this.remove(r.runId);
+    const runKey = Number(s.insertRun.run(r.runId, r.planName, r.planSha256, r.state, r.createdAt, r.manifestSha256).lastInsertRowid);
+    for (const m of rows.machines) {
+      s.insertMachine.run(runKey, m.machine, m.startedAt, m.node, m.v8, m.os, m.cpuModel, m.cpuCount, m.governor, m.affinity, m.niceness, m.heapCapMb, m.harnessSha256, m.corpusSha256, m.inputsSha256, m.load[0], m.load[1], m.load[2]);
+    }
+    const keys = (this.seriesKeys ??= new Map(s.allSeries.all().map((r) => [`${r.machine}\0${r.policy}\0${r.arm}\0${r.kernel}`, r.series_key])));
+    const seriesKey = (c: CellRow): number => {
+      const name = `${c.machine}\0${c.policy}\0${c.arm}\0${c.kernel}`;
+      let key = keys.get(name);
+      if (key === undefined) {
+        key = Number(s.insertSeries.run(c.machine, c.policy, c.arm, c.kernel).lastInsertRowid);
+        keys.set(name, key);
+      }
+      return key;
+    };
+    const values = (c: CellRow): (number | null)[] => [runKey, seriesKey(c), c.speedup, c.speedupLo, c.speedupHi, c.cpuRatio, c.cpuLo, c.cpuHi, c.rounds, c.failed];
+    const whole = rows.cells.length - (rows.cells.length % CELL_BATCH);
+    for (let i = 0; i < whole; i += CELL_BATCH) s.insertCells.run(rows.cells.slice(i, i + CELL_BATCH).flatMap(values));
+    for (const c of rows.cells.slice(whole)) s.insertCell.run(values(c));
+  }
+
+  /**
+   * Indexes (or re-indexes) one run from its folder, verifying it against its manifest first. A
+   * folder that does not verify is left out of the index with a warning. Returns whether the run
+   * is in the index now.
+   */
+  async indexRun(runId: string): Promise<boolean> {
+    const folder = await readFolderRows(join(this.dataDir, 'runs', runId), runId, true);
+    if (!folder.ok) {
+      if (folder.warn) this.log.warn(`run index: run ${runId} left out: ${folder.reason}`);
+      this.db.transaction(() => this.remove(runId))();
+      return false;
+    }
+    try {
+      this.db.transaction(() => this.put(folder.rows))();
+    } catch (error) {
+      this.seriesKeys = null;
+      throw error;
+    }
+    return true;
+  }
+
+  /**
+   * Rebuilds the whole index from the run folders in one transaction: readers see the old index
+   * until it commits. Every folder is verified against its manifest.
+   */
+  async rebuild(onRun?: (runId: string) => void): Promise<RebuildResult> {
+    const result: RebuildResult = { indexed: 0, skipped: [] };
+    this.db.exec('BEGIN IMMEDIATE');
+    this.seriesKeys = null;
+    try {
+      // Dropping the tables frees their pages at once, where DELETE would visit millions of rows;
+      // readers keep seeing the old index until COMMIT.
+      this.db.exec('DROP TABLE cells; DROP TABLE series; DROP TABLE run_machines; DROP TABLE runs;');
+      this.db.exec(INDEX_DDL);
+      for (const runId of await this.runIds()) {
+        const folder = await readFolderRows(join(this.dataDir, 'runs', runId), runId, true);
+        if (folder.ok) {
+          this.put(folder.rows);
+          result.indexed++;
+        } else {
+          result.skipped.push({ runId, reason: folder.reason });
+          if (folder.warn) this.log.warn(`run index: run ${runId} left out: ${folder.reason}`);
+        }
+        onRun?.(runId);
+      }
+      this.db.exec(CELLS_BY_SERIES_DDL);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.seriesKeys = null;
+      throw error;
+    }
+    return result;
+  }
+
+  /**
+   * Brings the index up to date with the folders after a start: indexes every final run that is
+   * not in it or whose manifest.json changed since (a coordinator stopped between writing a
+   * run's manifest and indexing it), and removes runs whose folder is gone. Only manifests are
+   * read for runs already indexed, so this is quick however many runs there are.
+   */
+  async catchUp(): Promise<{ indexed: string[]; removed: string[] }> {
+    const known = new Map(this.statements.manifests.all().map((r) => [r.run_id, r.manifest_sha256]));
+    const indexed: string[] = [];
+    const folders = await this.runIds();
+    for (const runId of folders) {
+      const manifest = await readFile(join(this.dataDir, 'runs', runId, MANIFEST_FILE), 'utf8').catch(() => null);
+      if (manifest === null || known.get(runId) === sha256Hex(manifest)) continue;
+      if (await this.indexRun(runId)) indexed.push(runId);
+    }
+    const present = new Set(folders);
+    const removed = [...known.keys()].filter((runId) => !present.has(runId));
+    if (removed.length > 0) this.db.transaction(() => removed.forEach((runId) => this.remove(runId)))();
+    return { indexed, removed };
+  }
+
+  /** How many runs the index holds (for logs and tests). */
+  runCount(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
+  }
+}

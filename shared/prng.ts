@@ -25,14 +25,24 @@ function splitmix32(state: number): () => number {
 /** A generator for `seed`; `stream` separates independent uses of one seed (e.g. per kernel). */
 export function createRng(seed: number, stream = 0): Rng {
   const init = splitmix32((seed >>> 0) ^ Math.imul(stream >>> 0, 0x27d4eb2d));
-  let a = init(), b = init(), c = init(), d = init();
-  if ((a | b | c | d) === 0) a = 1;
+  // The state lives in an Int32Array, not in four closure variables: 32-bit values do not fit
+  // V8's small integers, so each update of a variable boxed a new heap number, and a draw cost
+  // about 12 ns instead of 3 (the bootstraps draw hundreds of millions). Same arithmetic, same
+  // stream.
+  const s = new Int32Array(4);
+  s[0] = init(); s[1] = init(); s[2] = init(); s[3] = init();
+  if ((s[0] | s[1] | s[2] | s[3]) === 0) s[0] = 1;
   const nextU32 = (): number => {
+    const b = s[1] as number;
     const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
     const t = b << 9;
-    c ^= a; d ^= b; b ^= c; a ^= d;
-    c ^= t;
-    d = rotl(d, 11);
+    const c = (s[2] as number) ^ (s[0] as number);
+    const d = (s[3] as number) ^ b;
+    const b2 = b ^ c;
+    s[0] = (s[0] as number) ^ d;
+    s[1] = b2;
+    s[2] = c ^ t;
+    s[3] = (d << 11) | (d >>> 21);
     return result;
   };
   return {

@@ -46,7 +46,7 @@ test('compare reads runs from the data folder and prints JSON groups', async () 
 
     const twice = await runCli(['compare', 'r-1', join(data, 'runs', 'r-1'), '--data', data]);
     assert.equal(twice.code, 2);
-    assert.equal(twice.stderr, `Error [USAGE]: "${join(data, 'runs', 'r-1')}" is the same run as "r-1" (${join(data, 'runs', 'r-1')}); compare needs distinct runs\n`);
+    assert.equal(twice.stderr, `Error [USAGE]: "${join(data, 'runs', 'r-1')}" is the same run as "r-1" (${join(data, 'runs', 'r-1')}); compare needs distinct runs\nUsage: benchfleet compare <runs..> [options]; \`benchfleet compare --help\` lists every option\n`);
 
     const missing = await runCli(['compare', 'r-9', '--data', data]);
     assert.equal(missing.code, 1);

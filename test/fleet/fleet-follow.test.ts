@@ -49,7 +49,9 @@ test('follow RUN re-attaches, says the machine waits for the timing lock, shows 
   let released = false;
   try {
     const socket = await fleet.control();
-    const plan = { ...SMALL_PLAN, rounds: 3 };
+    // Enough work (about 2 s on a quiet machine) that the run's coalesced progress reaches the
+    // follower several times while it runs: an ETA needs two progress points after the wait.
+    const plan = { ...SMALL_PLAN, rounds: 3, repeats: 4, jobs: 32 };
     const { runId } = await startRun(socket, plan, ['follower']);
     socket.close();
     const follow = cli(['follow', runId]);

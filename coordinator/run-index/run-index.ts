@@ -46,6 +46,9 @@ async function removeIndexFiles(path: string): Promise<void> {
   for (const suffix of ['', '-wal', '-shm']) await rm(`${path}${suffix}`, { force: true });
 }
 
+/** Run folders read ahead of the one being written during a rebuild. */
+const READ_AHEAD = 4;
+
 export class RunIndex {
   readonly path: string;
   readonly dataDir: string;
@@ -202,6 +205,13 @@ export class RunIndex {
     return true;
   }
 
+  /** A folder's rows, read while earlier folders are written; a failure is seen when it is awaited (never unhandled before). */
+  private readAhead(runId: string): ReturnType<typeof readFolderRows> {
+    const rows = readFolderRows(join(this.dataDir, 'runs', runId), runId, true);
+    rows.catch(() => undefined);
+    return rows;
+  }
+
   /**
    * Rebuilds the whole index from the run folders in one transaction: readers see the old index
    * until it commits. Every folder is verified against its manifest.
@@ -215,8 +225,14 @@ export class RunIndex {
       // readers keep seeing the old index until COMMIT.
       this.db.exec('DROP TABLE cells; DROP TABLE series; DROP TABLE run_machines; DROP TABLE runs;');
       this.db.exec(INDEX_DDL);
-      for (const runId of await this.runIds()) {
-        const folder = await readFolderRows(join(this.dataDir, 'runs', runId), runId, true);
+      // Folders are read a few ahead of the one being written: their files are read and hashed
+      // (the manifest check) on libuv's threads while this thread parses and inserts.
+      const runIds = await this.runIds();
+      const reading = runIds.slice(0, READ_AHEAD).map((runId) => this.readAhead(runId));
+      for (const [i, runId] of runIds.entries()) {
+        const folder = await (reading[i] as Promise<Awaited<ReturnType<typeof readFolderRows>>>);
+        const later = runIds[i + READ_AHEAD];
+        if (later !== undefined) reading.push(this.readAhead(later));
         if (folder.ok) {
           this.put(folder.rows);
           result.indexed++;

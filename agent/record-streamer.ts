@@ -4,6 +4,7 @@
 // reading the lines back from the spool, so nothing is lost and the coordinator drops duplicates.
 import type { Socket } from 'socket.io-client';
 import { errorMessage } from '../shared/errors.ts';
+import { CoalescedWork } from '../shared/coalesced-work.ts';
 import { createLogger } from '../shared/log.ts';
 import type { Policy } from '../shared/policies.ts';
 import { encodeRecordBatch } from '../shared/protocol/batch.ts';
@@ -29,8 +30,8 @@ export class RecordStreamer {
   private readonly base = new Map<Policy, number>();
   private readonly pending = new Map<Policy, string[]>();
   private synced = false;
-  private flushing: Promise<void> | null = null;
-  private again = false;
+  /** One flush at a time; flushes asked for meanwhile are one more, while the link is up. */
+  private readonly flushes = new CoalescedWork(() => this.flushOnce(), () => this.socket.connected);
   /** False once the coordinator said it wants nothing more of this run. */
   wanted = true;
 
@@ -69,19 +70,7 @@ export class RecordStreamer {
 
   /** Send whatever is pending; resolves when everything sent so far is acknowledged or the link is down. */
   flush(): Promise<void> {
-    if (this.flushing) {
-      this.again = true;
-      return this.flushing;
-    }
-    this.flushing = (async () => {
-      do {
-        this.again = false;
-        await this.flushOnce();
-      } while (this.again && this.socket.connected);
-    })().finally(() => {
-      this.flushing = null;
-    });
-    return this.flushing;
+    return this.flushes.request();
   }
 
   private async flushOnce(): Promise<void> {

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../shared/atomic-file.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import { CoalescedWork } from '../shared/coalesced-work.ts';
 import { createLogger } from '../shared/log.ts';
 import type { AgentSummary, MachineFacts } from '../shared/protocol/events.ts';
 
@@ -46,9 +47,12 @@ interface AgentEntry {
 export class AgentRegistry {
   private readonly agents = new Map<string, AgentEntry>();
   private readonly file: string;
-  /** The save in flight, if any; a save asked for meanwhile is made once it ends, with the state as it is then. */
-  private saving: Promise<void> | null = null;
-  private again = false;
+  /** One save in flight; a save asked for meanwhile is made once it ends, with the state as it is then. */
+  private readonly saves = new CoalescedWork(async () => {
+    const list = JSON.stringify(this.list(() => null));
+    this.writes++;
+    await writeFileAtomic(this.file, `${list}\n`).catch((error: unknown) => log.error(`could not save ${this.file}: ${errorMessage(error)}`));
+  });
   private lastSave = 0;
   /** Writes of agents.json made so far (the log and tests read it). */
   writes = 0;
@@ -116,26 +120,12 @@ export class AgentRegistry {
    */
   private save(): Promise<void> {
     this.lastSave = Date.now();
-    if (this.saving) {
-      this.again = true;
-      return this.saving;
-    }
-    this.saving = (async () => {
-      do {
-        this.again = false;
-        const list = JSON.stringify(this.list(() => null));
-        this.writes++;
-        await writeFileAtomic(this.file, `${list}\n`).catch((error: unknown) => log.error(`could not save ${this.file}: ${errorMessage(error)}`));
-      } while (this.again);
-    })().finally(() => {
-      this.saving = null;
-    });
-    return this.saving;
+    return this.saves.request();
   }
 
   /** Every save asked for so far has ended. */
-  async settled(): Promise<void> {
-    while (this.saving) await this.saving;
+  settled(): Promise<void> {
+    return this.saves.settled();
   }
 
   connectedAs(name: string): string | null {

@@ -7,6 +7,7 @@ import type { BootstrapSettings, Interval } from './interval.ts';
 import { median, percentile } from './quantile.ts';
 import { assertSortedSamples, sortSamples } from './sorted-samples.ts';
 import { IndexStreams } from './index-streams.ts';
+import { middlePositions } from './middle-of-counts.ts';
 
 /**
  * The median of all per-round values pooled over runs, with a two-sided percentile interval
@@ -60,15 +61,9 @@ export function hierarchicalMedian(runs: readonly (readonly number[])[], setting
     // 0-based ranks of the middle value(s) of the resample.
     const lowRank = (size - 1) >> 1;
     const highRank = size >> 1;
-    let seen = 0;
-    let low = -1;
-    let i = 0;
-    for (; i < total; i++) {
-      seen += counts[i] as number;
-      if (low < 0 && seen > lowRank) low = i;
-      if (seen > highRank) break;
-    }
-    out[b] = lowRank === highRank ? (pooled[low] as number) : ((pooled[low] as number) + (pooled[i] as number)) / 2;
+    const middle = middlePositions(counts, lowRank, highRank);
+    const low = Math.trunc(middle / total);
+    out[b] = lowRank === highRank ? (pooled[low] as number) : ((pooled[low] as number) + (pooled[middle - low * total] as number)) / 2;
   }
   out.sort();
   const medians = Array.from(out);

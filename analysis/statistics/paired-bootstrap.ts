@@ -5,6 +5,7 @@ import { BenchfleetError } from '../../shared/errors.ts';
 import { exactBootstrapMedianQuantiles } from './exact-median-bootstrap.ts';
 import type { Rng } from '../../shared/prng.ts';
 import type { BootstrapSettings, Interval } from './interval.ts';
+import { middlePositions } from './middle-of-counts.ts';
 import { median } from './quantile.ts';
 import { sortSamples, type SortedSamples } from './sorted-samples.ts';
 import { uniformIndices } from './uniform-indices.ts';
@@ -71,15 +72,8 @@ export function bootstrapMedianQuantiles(sorted: SortedSamples, resamples: numbe
       const drawn = draw();
       counts[drawn] = (counts[drawn] as number) + 1;
     }
-    let seen = 0;
-    let low = -1;
-    let i = 0;
-    for (; i < n; i++) {
-      seen += counts[i] as number;
-      if (low < 0 && seen > lowRank) low = i;
-      if (seen > highRank) break;
-    }
-    tally[low * n + i] = (tally[low * n + i] as number) + 1;
+    const middle = middlePositions(counts, lowRank, highRank);
+    tally[middle] = (tally[middle] as number) + 1;
   }
   const values: { value: number; count: number }[] = [];
   for (let low = 0; low < n; low++) {

@@ -46,12 +46,46 @@ function emptyState(): FileState {
   return { segment: null, lastRound: new Map(), seen: new Map() };
 }
 
-function copyState(state: FileState): FileState {
-  return { segment: state.segment, lastRound: new Map(state.lastRound), seen: new Map([...state.seen].map(([k, v]) => [k, [...v]])) };
+/**
+ * A batch's view of a file: reads fall through to the file's state, writes stay here until
+ * commitInto(). Checking a batch costs what the batch holds, not a copy of all the file has
+ * seen (a one-line batch per sample would otherwise copy the whole file's samples each time).
+ */
+class Draft {
+  private readonly base: FileState;
+  segment: number | null;
+  private readonly lastRound = new Map<number, number>();
+  private readonly seen = new Map<string, number[]>();
+
+  constructor(base: FileState) {
+    this.base = base;
+    this.segment = base.segment;
+  }
+
+  seenIn(k: string): number[] {
+    return this.seen.get(k) ?? this.base.seen.get(k) ?? [];
+  }
+
+  lastRoundOf(segment: number): number | undefined {
+    return this.lastRound.has(segment) ? this.lastRound.get(segment) : this.base.lastRound.get(segment);
+  }
+
+  /** `k` seen in `segments` (a new array: the base's arrays are never changed in place). */
+  see(k: string, segments: number[], segment: number, round: number): void {
+    this.seen.set(k, segments);
+    this.lastRound.set(segment, round);
+  }
+
+  /** Makes what this draft took part of the file's state. */
+  commitInto(): void {
+    this.base.segment = this.segment;
+    for (const [segment, round] of this.lastRound) this.base.lastRound.set(segment, round);
+    for (const [k, segments] of this.seen) this.base.seen.set(k, segments);
+  }
 }
 
 /** One line (already valid alone) taken into `state`; throws RECORD_INVALID when the plan does not allow it. */
-function take(state: FileState, record: Line, seq: number, shape: PlanShape): void {
+function take(state: Draft, record: Line, seq: number, shape: PlanShape): void {
   const policy = String(record['policy']);
   if (!(shape.plan.policies as readonly string[]).includes(policy)) refuse(seq, `field "policy" is ${JSON.stringify(policy.slice(0, 80))}, which the run's plan does not have`);
   if (record['type'] === 'environment') {
@@ -73,15 +107,14 @@ function take(state: FileState, record: Line, seq: number, shape: PlanShape): vo
   if (!Number.isInteger(round) || round < 1 || round > plan.rounds) refuse(seq, `sample field "round" is ${round}; the run's plan has rounds 1 to ${plan.rounds}`);
   if (repeats !== plan.repeats) refuse(seq, `sample field "repeats" has ${repeats} entries; the run's plan has ${plan.repeats} repeats`);
   const k = key(kernel, arm, round);
-  const segments = state.seen.get(k) ?? [];
+  const segments = state.seenIn(k);
   if (segments.includes(segment)) refuse(seq, `a second sample of kernel ${kernel}, arm ${arm}, round ${round} in segment ${segment}`);
   // Again in a later segment: only a redo of the round its segment was interrupted in.
   const earlier = segments.at(-1);
-  if (earlier !== undefined && state.lastRound.get(earlier) !== round) {
+  if (earlier !== undefined && state.lastRoundOf(earlier) !== round) {
     refuse(seq, `kernel ${kernel}, arm ${arm}, round ${round} was already measured in segment ${earlier}, which finished that round`);
   }
-  state.seen.set(k, [...segments, segment]);
-  state.lastRound.set(segment, round);
+  state.see(k, [...segments, segment], segment, round);
 }
 
 export class RecordPlanCheck {
@@ -105,8 +138,10 @@ export class RecordPlanCheck {
     const stored = ((await readJsonlFile(path))?.lines ?? []).slice(0, lines);
     // Lines stored before this check existed are taken as they are: the check starts from them.
     for (const [i, line] of stored.entries()) {
+      const draft = new Draft(state);
       try {
-        take(state, JSON.parse(line) as Line, i, this.shape(plan));
+        take(draft, JSON.parse(line) as Line, i, this.shape(plan));
+        draft.commitInto();
       } catch {
         // An older file that breaks a rule keeps its lines; only new lines are held to the plan.
       }
@@ -122,10 +157,10 @@ export class RecordPlanCheck {
    */
   async check(path: string, lines: readonly string[], firstSeq: number, plan: Plan): Promise<PlannedLines> {
     const current = await this.state(path, firstSeq, plan);
-    const next = copyState(current);
+    const draft = new Draft(current);
     const shape = this.shape(plan);
-    lines.forEach((line, i) => take(next, JSON.parse(line) as Line, firstSeq + i, shape));
-    return { commit: () => this.files.set(path, next) };
+    lines.forEach((line, i) => take(draft, JSON.parse(line) as Line, firstSeq + i, shape));
+    return { commit: () => draft.commitInto() };
   }
 
   /** Drop what is known of the file at `path` (its run is final; the sink forgets it too). */

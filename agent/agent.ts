@@ -20,6 +20,7 @@ import { request } from '../shared/protocol/request.ts';
 import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
 import { probeCoordinator } from '../shared/protocol/http-client.ts';
 import { coordinatorVersionRefusal, upgradeHeaders } from '../shared/protocol/protocol-version.ts';
+import { ProgressPacer } from '../shared/protocol/progress-pacer.ts';
 import { RecordStreamer } from './record-streamer.ts';
 import { RunSpool, type SpoolStatus } from './run-spool.ts';
 import { kernelNames } from '../kernels/catalog.ts';
@@ -315,6 +316,9 @@ export class Agent {
       resume,
     };
     let toldLoadWait = false;
+    const progress = new ProgressPacer((p) => {
+      if (this.socket?.connected) this.socket.emit('run:progress', p);
+    });
     run.child = new HarnessChild(launch, this.options, {
       onRecord: (event) => {
         run.streamer.add(event.policy, event.seq, event.line);
@@ -325,12 +329,11 @@ export class Agent {
           if (wait) this.status(`run ${runId}: ${describeLoadWait(wait)}`);
         }
       },
-      onProgress: (event) => {
-        if (this.socket?.connected) this.socket.emit('run:progress', { runId, done: event.done, total: event.total, ...(event.waiting ? { waiting: event.waiting } : {}) });
-      },
+      onProgress: (event) => progress.report({ runId, done: event.done, total: event.total, ...(event.waiting ? { waiting: event.waiting } : {}) }),
       // Nothing is being timed until we answer: send now, then let the harness go on.
       onQuiet: () => Promise.race([run.streamer.flush(), new Promise<void>((r) => setTimeout(r, QUIET_WINDOW_MS - 50))]),
       onExit: (outcome) => {
+        progress.stop();
         run.child = null;
         this.harnessEnded(run, outcome).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
       },

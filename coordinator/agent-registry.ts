@@ -28,6 +28,11 @@ export const FORGET_AFTER_DAYS = 90;
 /** Most agents listed; beyond it the offline ones last heard from longest ago are forgotten. */
 export const MAX_AGENTS = 256;
 
+/** A stored or listed lastSeen: ISO 8601 (an unreadable one read from disk stays unreadable). */
+function iso(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : 'unknown';
+}
+
 export interface RegistryOptions {
   /** A machine a run still needs (queued, assigned, running or delivering): never forgotten. */
   keep?: (name: string) => boolean;
@@ -39,7 +44,8 @@ export interface RegistryOptions {
 interface AgentEntry {
   name: string;
   facts: MachineFacts;
-  lastSeen: string;
+  /** When last heard from, ms since the epoch (a number: it is set on every message of a busy fleet). */
+  lastSeen: number;
   load: [number, number, number];
   connectionId: string | null;
 }
@@ -79,25 +85,24 @@ export class AgentRegistry {
     if (entry.connectionId !== null) throw new BenchfleetError('MACHINE_BUSY', `agent ${name} is online; stop it first (its service, or Ctrl-C), then forget it`);
     if (this.keep(name)) throw new BenchfleetError('MACHINE_BUSY', `agent ${name} has an unfinished run; wait for it to end or cancel it (\`benchfleet cancel RUN\`), then forget it`);
     this.agents.delete(name);
-    log.info(`forgot agent ${name} (asked for; last seen ${entry.lastSeen})`);
+    log.info(`forgot agent ${name} (asked for; last seen ${iso(entry.lastSeen)})`);
     return this.save();
   }
 
   /** Apply the bounds (module comment); true when an agent was forgotten. */
   private prune(): boolean {
     const now = this.now();
-    const forgettable = [...this.agents.values()].filter((a) => a.connectionId === null && !this.keep(a.name)).sort((a, b) => Date.parse(a.lastSeen) - Date.parse(b.lastSeen) || (a.name < b.name ? -1 : 1));
+    const forgettable = [...this.agents.values()].filter((a) => a.connectionId === null && !this.keep(a.name)).sort((a, b) => a.lastSeen - b.lastSeen || (a.name < b.name ? -1 : 1));
     let over = this.agents.size - this.maxAgents;
     let forgot = false;
     for (const a of forgettable) {
-      const seen = Date.parse(a.lastSeen);
-      // An unreadable date counts as long ago.
-      const stale = !(now - seen <= this.forgetAfterMs);
+      // An unreadable date (NaN) counts as long ago.
+      const stale = !(now - a.lastSeen <= this.forgetAfterMs);
       if (!stale && over <= 0) break;
       this.agents.delete(a.name);
       over--;
       forgot = true;
-      log.warn(`forgot agent ${a.name}, last seen ${a.lastSeen}: ${stale ? `offline for more than ${this.forgetAfterMs / 86_400_000} days` : `this coordinator lists at most ${this.maxAgents} agents, and it was the one heard from longest ago`}`);
+      log.warn(`forgot agent ${a.name}, last seen ${iso(a.lastSeen)}: ${stale ? `offline for more than ${this.forgetAfterMs / 86_400_000} days` : `this coordinator lists at most ${this.maxAgents} agents, and it was the one heard from longest ago`}`);
     }
     return forgot;
   }
@@ -105,7 +110,7 @@ export class AgentRegistry {
   async load(): Promise<void> {
     try {
       const stored = JSON.parse(await readFile(this.file, 'utf8')) as AgentSummary[];
-      for (const a of stored) this.agents.set(a.name, { name: a.name, facts: a.facts, lastSeen: a.lastSeen, load: a.load ?? a.facts.loadAverage, connectionId: null });
+      for (const a of stored) this.agents.set(a.name, { name: a.name, facts: a.facts, lastSeen: Date.parse(a.lastSeen), load: a.load ?? a.facts.loadAverage, connectionId: null });
     } catch {
       // No agents yet.
     }
@@ -140,12 +145,13 @@ export class AgentRegistry {
     return this.agents.has(name);
   }
 
-  lastSeen(name: string): string | null {
+  /** When `name` was last heard from (ms since the epoch), or null for an unknown agent. */
+  lastSeen(name: string): number | null {
     return this.agents.get(name)?.lastSeen ?? null;
   }
 
   connected(name: string, facts: MachineFacts, connectionId: string): Promise<void> {
-    this.agents.set(name, { name, facts, lastSeen: new Date(this.now()).toISOString(), load: facts.loadAverage, connectionId });
+    this.agents.set(name, { name, facts, lastSeen: this.now(), load: facts.loadAverage, connectionId });
     this.prune();
     return this.save();
   }
@@ -154,7 +160,7 @@ export class AgentRegistry {
     const entry = this.agents.get(name);
     if (!entry || entry.connectionId !== connectionId) return Promise.resolve();
     entry.connectionId = null;
-    entry.lastSeen = new Date().toISOString();
+    entry.lastSeen = this.now();
     return this.save();
   }
 
@@ -162,7 +168,7 @@ export class AgentRegistry {
   seen(name: string, load?: [number, number, number]): void {
     const entry = this.agents.get(name);
     if (!entry) return;
-    entry.lastSeen = new Date().toISOString();
+    entry.lastSeen = this.now();
     if (load) entry.load = load;
     if (Date.now() - this.lastSave > SAVE_EVERY_MS) void this.save();
   }
@@ -175,7 +181,7 @@ export class AgentRegistry {
           name: a.name,
           state: a.connectionId === null ? ('offline' as const) : runId ? ('running' as const) : ('idle' as const),
           facts: a.facts,
-          lastSeen: a.lastSeen,
+          lastSeen: iso(a.lastSeen),
           load: a.load,
           runId,
         };

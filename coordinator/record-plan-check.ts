@@ -1,5 +1,5 @@
 // Every record line checked against the run's plan before it is stored, not only alone
-// (record-sink.ts's lineProblem checks the line's own shape): a sample must be of a kernel,
+// (record-sink.ts's checkLine checks the line's own shape): a sample must be of a kernel,
 // arm and round the plan has, with the plan's number of repeats, in the segment of the last
 // environment row of its file; segments only go forward; a (kernel, arm, round) appears once
 // per segment, and again in a later segment only when it is of the round a restart interrupted
@@ -151,15 +151,16 @@ export class RecordPlanCheck {
   }
 
   /**
-   * Check `lines` (each already valid alone), to be stored at seq `firstSeq` of the file at
-   * `path`, against `plan`. Throws RECORD_INVALID naming the line and the field; otherwise the
-   * result's commit() takes them into the file's state, to be called once they are on disk.
+   * Check `records` (lines parsed, each already valid alone), to be stored at seq `firstSeq` of
+   * the file at `path`, against `plan`. Throws RECORD_INVALID naming the line and the field;
+   * otherwise the result's commit() takes them into the file's state, to be called once they
+   * are on disk.
    */
-  async check(path: string, lines: readonly string[], firstSeq: number, plan: Plan): Promise<PlannedLines> {
+  async check(path: string, records: readonly Line[], firstSeq: number, plan: Plan): Promise<PlannedLines> {
     const current = await this.state(path, firstSeq, plan);
     const draft = new Draft(current);
     const shape = this.shape(plan);
-    lines.forEach((line, i) => take(draft, JSON.parse(line) as Line, firstSeq + i, shape));
+    records.forEach((record, i) => take(draft, record, firstSeq + i, shape));
     return { commit: () => draft.commitInto() };
   }
 
@@ -169,22 +170,26 @@ export class RecordPlanCheck {
   }
 
   /**
-   * What the file at `path` lacks of the plan's samples (kernel/arm/round), at most `limit` of
-   * them, for a machine that says it completed; [] when every planned sample is there.
+   * What the file at `path` lacks of the plan's samples (kernel/arm/round): how many, the first
+   * `limit` of them, and how many planned samples it has, for a machine that says it completed.
    */
-  async missing(path: string, lines: number, plan: Plan, limit = 5): Promise<{ count: number; first: string[] }> {
+  async missing(path: string, lines: number, plan: Plan, limit = 5): Promise<{ count: number; first: string[]; planned: number }> {
     const state = await this.state(path, lines, plan);
     const first: string[] = [];
     let count = 0;
+    let planned = 0;
     for (const kernel of planKernels(plan, kernelNames())) {
       for (const arm of planArms(plan)) {
         for (let round = 1; round <= plan.rounds; round++) {
-          if (state.seen.has(key(kernel, arm, round))) continue;
+          if (state.seen.has(key(kernel, arm, round))) {
+            planned++;
+            continue;
+          }
           count++;
           if (first.length < limit) first.push(key(kernel, arm, round));
         }
       }
     }
-    return { count, first };
+    return { count, first, planned };
   }
 }

@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE, writeManifest } from '../analysis/raw/manifest.ts';
-import { readRawFile } from '../analysis/raw/raw-reader.ts';
 import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
@@ -177,12 +176,14 @@ export class RunDispatch {
 
   /**
    * Queue `count` runs of a plan (already validated) on `machines` and start them where the
-   * machines are free; resolves once the free machines were sent their plans.
+   * machines are free; resolves once the free machines are assigned (saved). Their plans go out
+   * meanwhile, and followers see each machine start: a thousand machines' answers are not
+   * waited for here.
    */
   async queueRuns(planText: string, planSha256: string, machines: readonly string[], count: number, newId: () => string = () => newRunId()): Promise<{ runIds: string[] }> {
     const runs = await this.lifecycle.createSeries(planText, planSha256, machines, count, newId);
     const runIds = runs.map((r) => r.runId);
-    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.join(', ')}`);
+    log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.length <= 20 ? machines.join(', ') : `${machines.length} machines`}`);
     await Promise.all(machines.map((machine) => this.startNext(machine)));
     return { runIds };
   }
@@ -190,22 +191,23 @@ export class RunDispatch {
   /**
    * When `machine` works on no run, its next queued run starts there: the machine is assigned
    * (saved) and sent its plan. One decision per machine at a time, its offer included (the
-   * machine is busy meanwhile anyway), so a caller that finds the machine taken still waits
-   * for the plan that took it.
+   * machine is busy meanwhile anyway), so the next decision for a machine waits for the plan
+   * that took it. Resolves once the machine is assigned (or found busy); the offer goes on.
    */
   private startNext(machine: string): Promise<void> {
     const previous = this.starting.get(machine) ?? Promise.resolve();
-    const task = previous.then(async () => {
+    const assigned = previous.then(async (): Promise<string | null> => {
       await this.loaded;
-      if (this.lifecycle.activeRun(machine) !== null) return;
+      if (this.lifecycle.activeRun(machine) !== null) return null;
       const runId = this.lifecycle.nextInQueue(machine);
-      if (runId === null) return;
+      if (runId === null) return null;
       log.info(`run ${runId}: ${machine} is free; starting its part`);
       await this.lifecycle.machineAssigned(runId, machine);
-      await this.offer(runId, machine);
+      return runId;
     });
-    this.starting.set(machine, task.catch((error: unknown) => log.error(`starting the next run of ${machine}: ${errorMessage(error)}`)));
-    return task;
+    const offered = assigned.then((runId) => (runId === null ? undefined : this.offer(runId, machine)));
+    this.starting.set(machine, offered.catch((error: unknown) => log.error(`starting the next run of ${machine}: ${errorMessage(error)}`)));
+    return assigned.then(() => undefined);
   }
 
   /**
@@ -237,12 +239,13 @@ export class RunDispatch {
   }
 
   private async sendPlan(runId: string, machine: string): Promise<void> {
-    const run = this.lifecycle.get(runId);
-    if (run.machines[machine]?.state !== 'assigned') return;
+    // The machine's state alone: a copy of the whole run per machine is quadratic in a fleet's size.
+    const { planSha256, state } = this.lifecycle.machineState(runId, machine);
+    if (state !== 'assigned') return;
     const planText = await this.store.planText(runId);
     let taken: boolean;
     try {
-      taken = await this.agents.assign(machine, { runId, machine, planText, planSha256: run.planSha256 }, this.timing.assignTimeoutMs);
+      taken = await this.agents.assign(machine, { runId, machine, planText, planSha256 }, this.timing.assignTimeoutMs);
     } catch (refusal) {
       await this.lifecycle.assignmentRefused(runId, machine, errorMessage(refusal));
       return;
@@ -297,7 +300,8 @@ export class RunDispatch {
           if (now - since < this.timing.machineDeadlineMs) continue;
           message = `agent ${machine} is connected but has not taken its plan since it was assigned at ${new Date(since).toISOString()} (the plan is sent again at each of its connects); failed after ${deadline}`;
         } else {
-          const lastSeen = Date.parse(this.registry.lastSeen(machine) ?? run.createdAt);
+          const seen = this.registry.lastSeen(machine);
+          const lastSeen = seen !== null && Number.isFinite(seen) ? seen : Date.parse(run.createdAt);
           if (now - lastSeen < this.timing.machineDeadlineMs) continue;
           message = `agent ${machine} has not been heard from since ${new Date(lastSeen).toISOString()}; failed after ${deadline}`;
         }
@@ -366,7 +370,7 @@ export class RunDispatch {
     const run = this.lifecycle.get(runId);
     const m = run.machines[machine];
     if (!m) return { runId, next: {}, wanted: false };
-    const plan = parsePlan(JSON.parse(await this.store.planText(runId)), kernelNames());
+    const plan = await this.planOf(runId);
     const next: Partial<Record<Policy, number>> = {};
     for (const policy of plan.policies) next[policy] = await this.sink.nextSeq(this.store.rawPath(runId, machine, policy));
     if (m.state === 'cancelled') this.agents.cancel(machine, runId);
@@ -378,25 +382,23 @@ export class RunDispatch {
   async finished(machine: string, raw: unknown): Promise<void> {
     const finished = validateFinished(raw);
     await this.loaded;
-    const run = this.lifecycle.get(finished.runId);
-    const m = run.machines[machine];
-    if (!m) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${run.runId} was not assigned to ${machine}`);
+    const { runId } = finished;
+    // The machine's state alone, not a copy of the run: a thousand machines finish together.
+    const { state } = this.lifecycle.machineState(runId, machine);
+    if (state === null) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${runId} was not assigned to ${machine}`);
     // A machine that has already ended (cancelled, failed by its deadline) takes the end as it is.
-    if (isTerminal(m.state)) return;
+    if (isTerminal(state)) return;
     const lines: Partial<Record<Policy, number>> = {};
     let samples = 0;
-    if (finished.status === 'completed') await this.checkComplete(run.runId, machine, finished.lines);
+    if (finished.status === 'completed') samples = await this.checkComplete(runId, machine, finished.lines);
     for (const [policy, count] of Object.entries(finished.lines) as [Policy, number][]) {
-      const path = this.store.rawPath(run.runId, machine, policy);
+      const path = this.store.rawPath(runId, machine, policy);
       const have = await this.sink.nextSeq(path);
       if (have < count) throw new BenchfleetError('PROTOCOL', `${policy}: the coordinator has ${have} of ${count} lines; resend the rest before finishing`);
       lines[policy] = have;
-      // `done` of a completed machine: the samples the analysis uses, read with its own parser
-      // (a resumed run's files also hold segment rows and the superseded lines of a redone round).
-      if (finished.status === 'completed' && have > 0) samples += (await readRawFile(path)).parsed.samples.length;
     }
-    const after = await this.lifecycle.machineFinished(run.runId, machine, finished.status, finished.message ?? null, { lines, samples });
-    log.info(`${machine} finished run ${run.runId}: ${after.machines[machine]?.state ?? '?'}`);
+    const after = await this.lifecycle.machineFinished(runId, machine, finished.status, finished.message ?? null, { lines, samples });
+    log.info(`${machine} finished run ${runId}: ${after.machines[machine]?.state ?? '?'}`);
   }
 
   /** The parsed plan of `runId` (read once). */
@@ -413,17 +415,22 @@ export class RunDispatch {
 
   /**
    * A machine that says it completed must have delivered every planned file whole: every
-   * policy of the plan listed, and every (kernel, arm, round) of the plan in each file.
+   * policy of the plan listed, and every (kernel, arm, round) of the plan in each file. Returns
+   * the samples the analysis will use (`done` of a completed machine): each planned one once,
+   * since the plan check takes no other and a redone round replaces the interrupted one.
    */
-  private async checkComplete(runId: string, machine: string, claimed: Partial<Record<Policy, number>>): Promise<void> {
+  private async checkComplete(runId: string, machine: string, claimed: Partial<Record<Policy, number>>): Promise<number> {
     const plan = await this.planOf(runId);
     const unlisted = plan.policies.filter((p) => claimed[p] === undefined);
     if (unlisted.length > 0) throw new BenchfleetError('PROTOCOL', `finished.lines: a completed run lists every policy of its plan; ${unlisted.join(', ')} missing`);
+    let samples = 0;
     for (const policy of plan.policies) {
       const path = this.store.rawPath(runId, machine, policy);
-      const { count, first } = await this.sink.plans.missing(path, await this.sink.nextSeq(path), plan);
+      const { count, first, planned } = await this.sink.plans.missing(path, await this.sink.nextSeq(path), plan);
       if (count > 0) throw new BenchfleetError('PROTOCOL', `finished.status: completed, but ${policy} lacks ${count} planned sample${count > 1 ? 's' : ''} (${first.join(', ')}${count > first.length ? ', ...' : ''}); deliver them or finish as failed`);
+      samples += planned;
     }
+    return samples;
   }
 
   async cancel(rawId: unknown): Promise<RunSummary> {

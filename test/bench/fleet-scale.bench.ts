@@ -11,15 +11,17 @@
 //                                                        SIGKILL and restart the coordinator mid-ingest
 // Options (environment, or --machines N --pace N --samples N --duration S --kill-after S):
 // FLEET_MACHINES, FLEET_PACE (samples/s per machine), FLEET_SAMPLES (per machine; default pace x
-// duration), FLEET_DURATION_S, FLEET_KILL_AFTER_S.
+// duration), FLEET_DURATION_S, FLEET_KILL_AFTER_S, FLEET_PROGRESS_MS (the agents' `run:progress`
+// pacing window; default the agent's 250 ms, 0 sends one per sample as the agent did before).
 // Absolute times on a shared 2-core machine: print the load average beside them.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeFigures, runFleetLoad } from '../helpers/fleet-load.ts';
+import { PROGRESS_SEND_MS } from '../../shared/protocol/progress-pacer.ts';
 
-const { values } = parseArgs({ options: { machines: { type: 'string' }, pace: { type: 'string' }, samples: { type: 'string' }, duration: { type: 'string' }, 'kill-after': { type: 'string' } }, strict: true });
+const { values } = parseArgs({ options: { machines: { type: 'string' }, pace: { type: 'string' }, samples: { type: 'string' }, duration: { type: 'string' }, 'kill-after': { type: 'string' }, 'progress-ms': { type: 'string' } }, strict: true });
 const num = (flag: string | undefined, env: string, fallback: number): number => {
   const raw = flag ?? process.env[env];
   const n = raw === undefined ? fallback : Number(raw);
@@ -31,12 +33,13 @@ const pace = num(values.pace, 'FLEET_PACE', 8);
 const duration = num(values.duration, 'FLEET_DURATION_S', 120);
 const samples = num(values.samples, 'FLEET_SAMPLES', Math.round(pace * duration));
 const killAfter = num(values['kill-after'], 'FLEET_KILL_AFTER_S', 0);
+const progressMs = num(values['progress-ms'], 'FLEET_PROGRESS_MS', PROGRESS_SEND_MS);
 
 const TARGETS = { ackP99Ms: 250, statusP99Ms: 250, dashboardP99Ms: 250, progressLagMs: 2000, connectMs: 10_000, rssMiB: 1024, runStartMs: 1000 };
 
 const dir = await mkdtemp(join(tmpdir(), 'bf-fleet-scale-'));
 const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
-console.log(`fleet-scale: ${machines} machines x ${samples} samples at ${pace}/s${killAfter ? `, coordinator SIGKILLed after ${killAfter} s` : ''}; load average before: ${load()}`);
+console.log(`fleet-scale: ${machines} machines x ${samples} samples at ${pace}/s, run:progress ${progressMs > 0 ? `at most every ${progressMs} ms` : 'after every sample'}${killAfter ? `, coordinator SIGKILLed after ${killAfter} s` : ''}; load average before: ${load()}`);
 try {
   const f = await runFleetLoad({
     dir,
@@ -44,6 +47,7 @@ try {
     pace,
     samplesPerMachine: samples,
     killAfterMs: killAfter * 1000,
+    progressEveryMs: progressMs,
     timeoutMs: Math.max(600_000, (samples / pace) * 4000 + 300_000),
     log: (line) => console.log(`  ${line}`),
   });

@@ -20,6 +20,8 @@ export interface FleetLoadOptions {
   /** Samples per second per machine. */
   pace: number;
   samplesPerMachine: number;
+  /** Pacing window of each agent's `run:progress` (default the agent's; 0: one per sample, as agents before 0.1 sent). */
+  progressEveryMs?: number;
   /** SIGKILL the coordinator this long after run:start and restart it on the same data (0: never). */
   killAfterMs?: number;
   /** Bound on the whole load (connect, ingest, finalization). */
@@ -102,7 +104,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
   let cpuBefore = 0;
   let peakKiB = 0;
   let restarts = 0;
-  const fleet = new SimulatedFleet({ url, token, count: options.machines, pace: options.pace });
+  const fleet = new SimulatedFleet({ url, token, count: options.machines, pace: options.pace, ...(options.progressEveryMs !== undefined ? { progressEveryMs: options.progressEveryMs } : {}) });
   let control: ControlSocket | null = null;
   let probing = true;
   const statusMs: number[] = [];

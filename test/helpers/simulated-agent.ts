@@ -1,7 +1,8 @@
 // Agents without a harness, for load tests: each speaks the real protocol of docs/protocol.md
 // (protocol header and agent token on the upgrade, handshake facts, `run:assign` answered after
 // checking the plan's SHA-256, msgpack record batches with `fromSeq`/`next`, one batch in flight
-// per file, heartbeats, a `run:progress` and a one-line batch after every sample, `run:resume`
+// per file, heartbeats, a one-line batch after every sample and `run:progress` paced as the agent
+// paces it (shared/protocol/progress-pacer.ts; `progressEveryMs: 0` sends one per sample), `run:resume`
 // after every (re)connect, `run:finished` retried until answered) and makes up samples at a
 // fixed pace, in the plan's own schedule. Many of them share one process and one ticker, so a
 // thousand cost the load generator little. What the coordinator must hold in the end is known
@@ -18,6 +19,7 @@ import type { Policy } from '../../shared/policies.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type MachineFacts, type RunAssignment } from '../../shared/protocol/events.ts';
 import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
+import { PROGRESS_SEND_MS, ProgressPacer } from '../../shared/protocol/progress-pacer.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { environmentRecord, sampleRecord } from './raw-records.ts';
 
@@ -34,6 +36,8 @@ export interface SimulatedFleetOptions {
   pace: number;
   /** Spread the connects over this long (0: all at once). */
   connectSpreadMs?: number;
+  /** The pacing window of `run:progress` (default the agent's, PROGRESS_SEND_MS; 0: one per sample). */
+  progressEveryMs?: number;
 }
 
 /** One policy file of one machine: what the coordinator must end up holding. */
@@ -60,6 +64,7 @@ interface SimRun {
   delivered: boolean;
   finishing: boolean;
   environment: (policy: Policy) => string;
+  progress: ProgressPacer;
 }
 
 export interface FleetFigures {
@@ -134,6 +139,7 @@ export class SimulatedAgent {
 
   close(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const run of this.runs.values()) run.progress.stop();
     this.socket.close();
   }
 
@@ -147,6 +153,9 @@ export class SimulatedAgent {
     const run: SimRun = {
       runId: assignment.runId, planSha256: assignment.planSha256, slots, repeats: plan.repeats, jobs: plan.jobs, done: 0, files: new Map(), delivered: false, finishing: false,
       environment: (policy) => environmentLine(this.name, policy, assignment.planSha256, plan),
+      progress: new ProgressPacer((p) => {
+        if (this.socket.connected) this.socket.emit('run:progress', p);
+      }, this.fleet.options.progressEveryMs ?? PROGRESS_SEND_MS),
     };
     this.runs.set(run.runId, run);
     return { ok: true, value: null };
@@ -167,7 +176,7 @@ export class SimulatedAgent {
       run.done++;
       made++;
       this.fleet.sentSamples++;
-      if (this.socket.connected) this.socket.emit('run:progress', { runId: run.runId, done: run.done, total: run.slots.length });
+      run.progress.report({ runId: run.runId, done: run.done, total: run.slots.length });
       this.pump(run, f);
     }
     if (run.done === run.slots.length) this.maybeFinish(run);

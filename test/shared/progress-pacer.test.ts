@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ProgressPacer } from '../../shared/protocol/progress-pacer.ts';
+import type { RunProgress } from '../../shared/protocol/events.ts';
+
+const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a sample every few ms is told at most once per window, always the latest, and the last sample at once', async () => {
+  const sent: RunProgress[] = [];
+  const pacer = new ProgressPacer((p) => sent.push(p), 100);
+  const total = 60;
+  const started = performance.now();
+  for (let done = 1; done <= total; done++) {
+    pacer.report({ runId: 'r', done, total });
+    await wait(5);
+  }
+  const elapsed = performance.now() - started;
+  // The first at once, then one per 100 ms window at most, and the last (done = total) at once.
+  assert.equal(sent[0]?.done, 1);
+  assert.equal(sent.at(-1)?.done, total);
+  assert.ok(sent.length <= Math.ceil(elapsed / 100) + 2, `${sent.length} reports in ${elapsed.toFixed(0)} ms`);
+  assert.ok(sent.length >= 3, `${sent.length} reports: the trailing ones were not sent`);
+  for (let i = 1; i < sent.length; i++) assert.ok((sent[i]?.done ?? 0) > (sent[i - 1]?.done ?? 0), 'progress only goes forward');
+  await wait(150);
+  assert.equal(sent.at(-1)?.done, total, 'nothing older is sent after the last');
+});
+
+test('a report held for the end of the window is sent then, with the latest count', async () => {
+  const sent: RunProgress[] = [];
+  const pacer = new ProgressPacer((p) => sent.push(p), 80);
+  pacer.report({ runId: 'r', done: 1, total: 10 });
+  pacer.report({ runId: 'r', done: 2, total: 10 });
+  pacer.report({ runId: 'r', done: 3, total: 10 });
+  assert.deepEqual(sent.map((p) => p.done), [1]);
+  await wait(120);
+  assert.deepEqual(sent.map((p) => p.done), [1, 3]);
+});
+
+test('a wait that starts or ends is told at once, inside the window', () => {
+  const sent: RunProgress[] = [];
+  const pacer = new ProgressPacer((p) => sent.push(p), 10_000);
+  pacer.report({ runId: 'r', done: 0, total: 10 });
+  pacer.report({ runId: 'r', done: 0, total: 10, waiting: 'load average 3.2 above --max-load 1' });
+  pacer.report({ runId: 'r', done: 0, total: 10, waiting: 'load average 3.2 above --max-load 1' });
+  pacer.report({ runId: 'r', done: 1, total: 10 });
+  pacer.stop();
+  assert.deepEqual(
+    sent.map((p) => [p.done, p.waiting ?? null]),
+    [
+      [0, null],
+      [0, 'load average 3.2 above --max-load 1'],
+      [1, null],
+    ],
+  );
+});
+
+test('stop() drops the held report: nothing is sent after it', async () => {
+  const sent: RunProgress[] = [];
+  const pacer = new ProgressPacer((p) => sent.push(p), 50);
+  pacer.report({ runId: 'r', done: 1, total: 10 });
+  pacer.report({ runId: 'r', done: 2, total: 10 });
+  pacer.stop();
+  await wait(100);
+  assert.deepEqual(sent.map((p) => p.done), [1]);
+});
+
+test('window 0 sends every report, as agents did before the pacing', () => {
+  const sent: RunProgress[] = [];
+  const pacer = new ProgressPacer((p) => sent.push(p), 0);
+  for (let done = 1; done <= 5; done++) pacer.report({ runId: 'r', done, total: 10 });
+  assert.deepEqual(sent.map((p) => p.done), [1, 2, 3, 4, 5]);
+});

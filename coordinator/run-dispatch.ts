@@ -114,8 +114,11 @@ export class RunDispatch {
    */
   runChanged(run: RunSummary): void {
     if (run.state === 'delivering') this.finalize(run.runId);
+    // Only machines with a run waiting for them: every announcement of a thousand-machine run
+    // would otherwise ask again for each of its ended machines.
+    const waiting = new Set(this.lifecycle.queuedMachines());
     for (const [machine, m] of Object.entries(run.machines)) {
-      if (isTerminal(m.state) || m.state === 'queued') background(log, `starting the next run of ${machine}`, this.startNext(machine));
+      if ((isTerminal(m.state) || m.state === 'queued') && waiting.has(machine)) background(log, `starting the next run of ${machine}`, this.startNext(machine));
     }
   }
 
@@ -190,9 +193,10 @@ export class RunDispatch {
 
   /**
    * When `machine` works on no run, its next queued run starts there: the machine is assigned
-   * (saved) and sent its plan. One decision per machine at a time, its offer included (the
-   * machine is busy meanwhile anyway), so the next decision for a machine waits for the plan
-   * that took it. Resolves once the machine is assigned (or found busy); the offer goes on.
+   * (saved) and sent its plan. One decision per machine at a time; the offer goes on after it
+   * (the machine is assigned, so busy, until its offer ends: a decision meanwhile finds it
+   * taken, and one after a refused plan finds it free). Resolves once the machine is assigned
+   * (or found busy or without a queued run).
    */
   private startNext(machine: string): Promise<void> {
     const previous = this.starting.get(machine) ?? Promise.resolve();
@@ -205,8 +209,11 @@ export class RunDispatch {
       await this.lifecycle.machineAssigned(runId, machine);
       return runId;
     });
-    const offered = assigned.then((runId) => (runId === null ? undefined : this.offer(runId, machine)));
-    this.starting.set(machine, offered.catch((error: unknown) => log.error(`starting the next run of ${machine}: ${errorMessage(error)}`)));
+    this.starting.set(machine, assigned.then(() => undefined, () => undefined));
+    background(log, `sending ${machine} its plan`, async () => {
+      const runId = await assigned.catch(() => null);
+      if (runId !== null) await this.offer(runId, machine);
+    });
     return assigned.then(() => undefined);
   }
 

@@ -12,6 +12,7 @@ import { environmentRecord } from '../helpers/raw-records.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { nativePlan } from '../helpers/test-plans.ts';
+import { waitUntil } from '../helpers/condition-wait.ts';
 
 const PLAN = JSON.stringify(nativePlan('control', { rounds: 3 }));
 
@@ -52,6 +53,8 @@ test('two run commands at the same instant for one machine: one starts, the othe
   assert.equal(queued.length, 1, JSON.stringify(started));
   assert.equal(running.length, 1, JSON.stringify(started));
   const [first, second] = [running[0]?.runId ?? '', queued[0]?.runId ?? ''];
+  // run:start answers once the machine is assigned; its plan goes out after.
+  await waitUntil(() => sent.length > 0, 'the started run\'s plan to reach the agent');
   assert.deepEqual(sent, [first]);
   const status = await request<ControlToCoordinator, 'status'>(c1, 5000, 'status');
   assert.deepEqual(status.ok ? status.value.runs.filter((r) => r.runId === second).map((r) => [r.state, r.machines['contested']?.state, r.machines['contested']?.queue]) : null, [['queued', 'queued', 1]]);

@@ -12,6 +12,7 @@ import { RunDispatch, type AgentLink } from '../../coordinator/run-dispatch.ts';
 import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
+import { waitUntil } from '../helpers/condition-wait.ts';
 
 const PLAN = JSON.stringify({ name: 'dispatch test', kernels: ['xxhash32'], arms: ['native', 'taskpool-1-batched'], policies: ['whole'], rounds: 2, repeats: 1, jobs: 2, seed: 1, schedule: 'sequential' });
 
@@ -56,6 +57,8 @@ test('the dispatcher works on the lifecycle it is given: a started run is sent t
   const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-dispatch-'));
   const { dispatch, lifecycle, agents } = await dispatchOver(dataDir, ['a']);
   const { runId } = await dispatch.startRun({ planText: PLAN, machines: ['a'] });
+  // run:start answers once the machine is assigned; the plan goes out after.
+  await waitUntil(() => lifecycle.get(runId).state === 'running', 'the run to be running once its plan was taken');
   assert.deepEqual(agents.assigned, [{ machine: 'a', runId }]);
   assert.equal(lifecycle.get(runId).state, 'running');
   assert.equal(lifecycle.get(runId).machines['a']?.state, 'running');

@@ -12,21 +12,36 @@ import { readJsonlFile } from '../shared/jsonl-file.ts';
 import { planArms, planKernels } from '../shared/plan-validate.ts';
 import type { Plan } from '../shared/plan.ts';
 
-/** What a file holds so far, as far as the plan check needs it. */
+/**
+ * What a file holds so far, as far as the plan check needs it. Compact, because a thousand
+ * machines' files are all held at once: one slot per planned (kernel, arm, round), holding the
+ * latest segment it appears in. The latest is all the rules need: segments only go forward, so
+ * a sample "again in this segment" is one whose slot already holds this segment, and a redo
+ * is judged by the segment it last appeared in.
+ */
 interface FileState {
   /** The segment of the last environment row; null before the first. */
   segment: number | null;
   /** Per segment, the round of its last sample (a restart interrupted that round). */
   lastRound: Map<number, number>;
-  /** Every sample as `kernel/arm/round` -> the segments it appears in. */
-  seen: Map<string, number[]>;
+  /** Per planned sample (PlanShape.slot), the latest segment it appears in; -1: not yet. */
+  seen: Int32Array;
+  /** Slots holding a sample. */
+  filled: number;
 }
 
-/** The plan's names as sets, made once per plan. */
+/** The plan's names as sets and slot numbers, made once per plan. */
 interface PlanShape {
   plan: Plan;
-  kernels: ReadonlySet<string>;
-  arms: ReadonlySet<string>;
+  kernels: ReadonlyMap<string, number>;
+  arms: ReadonlyMap<string, number>;
+  /** Planned samples per file: kernels x arms x rounds. */
+  slots: number;
+}
+
+/** The slot of a planned sample; kernel and arm must be the plan's. */
+function slotOf(shape: PlanShape, kernel: string, arm: string, round: number): number {
+  return ((shape.kernels.get(kernel) as number) * shape.arms.size + (shape.arms.get(arm) as number)) * shape.plan.rounds + (round - 1);
 }
 
 /** The lines of a batch checked, and how to make them part of the file's state once they are on disk. */
@@ -42,8 +57,8 @@ function refuse(seq: number, message: string): never {
   throw new BenchfleetError('RECORD_INVALID', `line ${seq}: ${message}; nothing of this batch was written`);
 }
 
-function emptyState(): FileState {
-  return { segment: null, lastRound: new Map(), seen: new Map() };
+function emptyState(shape: PlanShape): FileState {
+  return { segment: null, lastRound: new Map(), seen: new Int32Array(shape.slots).fill(-1), filled: 0 };
 }
 
 /**
@@ -55,24 +70,24 @@ class Draft {
   private readonly base: FileState;
   segment: number | null;
   private readonly lastRound = new Map<number, number>();
-  private readonly seen = new Map<string, number[]>();
+  private readonly seen = new Map<number, number>();
 
   constructor(base: FileState) {
     this.base = base;
     this.segment = base.segment;
   }
 
-  seenIn(k: string): number[] {
-    return this.seen.get(k) ?? this.base.seen.get(k) ?? [];
+  /** The latest segment the sample of `slot` appears in, or -1. */
+  latestOf(slot: number): number {
+    return this.seen.get(slot) ?? (this.base.seen[slot] as number);
   }
 
   lastRoundOf(segment: number): number | undefined {
     return this.lastRound.has(segment) ? this.lastRound.get(segment) : this.base.lastRound.get(segment);
   }
 
-  /** `k` seen in `segments` (a new array: the base's arrays are never changed in place). */
-  see(k: string, segments: number[], segment: number, round: number): void {
-    this.seen.set(k, segments);
+  see(slot: number, segment: number, round: number): void {
+    this.seen.set(slot, segment);
     this.lastRound.set(segment, round);
   }
 
@@ -80,7 +95,10 @@ class Draft {
   commitInto(): void {
     this.base.segment = this.segment;
     for (const [segment, round] of this.lastRound) this.base.lastRound.set(segment, round);
-    for (const [k, segments] of this.seen) this.base.seen.set(k, segments);
+    for (const [slot, segment] of this.seen) {
+      if (this.base.seen[slot] === -1) this.base.filled++;
+      this.base.seen[slot] = segment;
+    }
   }
 }
 
@@ -106,15 +124,14 @@ function take(state: Draft, record: Line, seq: number, shape: PlanShape): void {
   if (!shape.arms.has(arm)) refuse(seq, `sample field "arm" is ${JSON.stringify(arm.slice(0, 80))}, which the run's plan does not have`);
   if (!Number.isInteger(round) || round < 1 || round > plan.rounds) refuse(seq, `sample field "round" is ${round}; the run's plan has rounds 1 to ${plan.rounds}`);
   if (repeats !== plan.repeats) refuse(seq, `sample field "repeats" has ${repeats} entries; the run's plan has ${plan.repeats} repeats`);
-  const k = key(kernel, arm, round);
-  const segments = state.seenIn(k);
-  if (segments.includes(segment)) refuse(seq, `a second sample of kernel ${kernel}, arm ${arm}, round ${round} in segment ${segment}`);
+  const slot = slotOf(shape, kernel, arm, round);
+  const earlier = state.latestOf(slot);
+  if (earlier === segment) refuse(seq, `a second sample of kernel ${kernel}, arm ${arm}, round ${round} in segment ${segment}`);
   // Again in a later segment: only a redo of the round its segment was interrupted in.
-  const earlier = segments.at(-1);
-  if (earlier !== undefined && state.lastRoundOf(earlier) !== round) {
+  if (earlier !== -1 && state.lastRoundOf(earlier) !== round) {
     refuse(seq, `kernel ${kernel}, arm ${arm}, round ${round} was already measured in segment ${earlier}, which finished that round`);
   }
-  state.see(k, [...segments, segment], segment, round);
+  state.see(slot, segment, round);
 }
 
 export class RecordPlanCheck {
@@ -124,7 +141,10 @@ export class RecordPlanCheck {
   private shape(plan: Plan): PlanShape {
     let shape = this.shapes.get(plan);
     if (!shape) {
-      shape = { plan, kernels: new Set(planKernels(plan, kernelNames())), arms: new Set(planArms(plan)) };
+      const index = (names: readonly string[]): Map<string, number> => new Map([...new Set(names)].map((name, i) => [name, i]));
+      const kernels = index(planKernels(plan, kernelNames()));
+      const arms = index(planArms(plan));
+      shape = { plan, kernels, arms, slots: kernels.size * arms.size * plan.rounds };
       this.shapes.set(plan, shape);
     }
     return shape;
@@ -134,7 +154,7 @@ export class RecordPlanCheck {
   private async state(path: string, lines: number, plan: Plan): Promise<FileState> {
     const known = this.files.get(path);
     if (known) return known;
-    const state = emptyState();
+    const state = emptyState(this.shape(plan));
     const stored = ((await readJsonlFile(path))?.lines ?? []).slice(0, lines);
     // Lines stored before this check existed are taken as they are: the check starts from them.
     for (const [i, line] of stored.entries()) {
@@ -175,21 +195,15 @@ export class RecordPlanCheck {
    */
   async missing(path: string, lines: number, plan: Plan, limit = 5): Promise<{ count: number; first: string[]; planned: number }> {
     const state = await this.state(path, lines, plan);
+    const shape = this.shape(plan);
     const first: string[] = [];
-    let count = 0;
-    let planned = 0;
-    for (const kernel of planKernels(plan, kernelNames())) {
-      for (const arm of planArms(plan)) {
-        for (let round = 1; round <= plan.rounds; round++) {
-          if (state.seen.has(key(kernel, arm, round))) {
-            planned++;
-            continue;
-          }
-          count++;
-          if (first.length < limit) first.push(key(kernel, arm, round));
+    for (const kernel of shape.kernels.keys()) {
+      for (const arm of shape.arms.keys()) {
+        for (let round = 1; round <= plan.rounds && first.length < limit; round++) {
+          if (state.seen[slotOf(shape, kernel, arm, round)] === -1) first.push(key(kernel, arm, round));
         }
       }
     }
-    return { count, first, planned };
+    return { count: shape.slots - state.filled, first, planned: state.filled };
   }
 }

@@ -8,6 +8,7 @@
 // they come.
 import type { RunSummary } from '../shared/protocol/events.ts';
 import { machineStateText } from '../shared/queue-place.ts';
+import { summarizedText } from '../shared/summarized-text.ts';
 
 function bar(done: number, total: number, width = 24): string {
   const fraction = total > 0 ? Math.min(1, done / total) : 0;
@@ -102,6 +103,11 @@ export class ProgressDisplay {
   /** Show the run's current state. */
   render(run: RunSummary): void {
     const described = Object.entries(run.machines).map(([name, m]) => ({ name, ...this.describe(name, m) }));
+    // Finalization of a large run takes a while: say how far it is, a tenth at a time.
+    if (run.summarized) {
+      const text = `${run.runId}: ${summarizedText(run.summarized)}`;
+      described.push({ name: '(finalization)', line: this.tty ? fitToWidth(`  ${text}`, this.width()) : text, key: String(Math.floor((10 * run.summarized.done) / Math.max(1, run.summarized.total))) });
+    }
     if (this.tty) {
       this.out.write(this.clear() + this.draw(described.map((d) => d.line)));
       return;

@@ -2,9 +2,10 @@
 import type { CommandModule } from 'yargs';
 import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
 import { request } from '../../shared/protocol/request.ts';
-import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
+import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 import { machineStateText } from '../../shared/queue-place.ts';
+import { summarizedText } from '../../shared/summarized-text.ts';
 
 /** What an empty fleet says instead of empty table headers: how to add the first machine. */
 export const NO_AGENT = 'no agent has connected; start one on each machine with: npx benchfleet agent --coordinator URL --name NAME (token in $BENCHFLEET_TOKEN or --token-file)';
@@ -34,7 +35,7 @@ export const statusCommand: CommandModule<object, Args> = {
       else printLine(
         formatTable(
           ['run', 'state', 'machines'],
-          status.runs.map((r) => [r.runId, r.finalizing ? `${r.state} (${r.finalizing})` : r.state, Object.entries(r.machines).map(([n, m]) => `${n} ${machineStateText(m)} ${m.done}/${m.total}`).join(', ')]),
+          status.runs.map((r) => [r.runId, runStateText(r), Object.entries(r.machines).map(([n, m]) => `${n} ${machineStateText(m)} ${m.done}/${m.total}`).join(', ')]),
         ),
       );
     } finally {
@@ -42,3 +43,9 @@ export const statusCommand: CommandModule<object, Args> = {
     }
   },
 };
+
+/** The run's state with what finalization has done, or why it is retried. */
+function runStateText(run: RunSummary): string {
+  const notes = [...(run.summarized ? [summarizedText(run.summarized)] : []), ...(run.finalizing ? [run.finalizing] : [])];
+  return notes.length > 0 ? `${run.state} (${notes.join('; ')})` : run.state;
+}

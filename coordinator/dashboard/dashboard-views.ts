@@ -39,6 +39,8 @@ export interface RunListItem {
   failures: number | null;
   /** Why a delivering run has not finished: its finalization failed and is retried (RunSummary.finalizing); null otherwise. */
   finalizing: string | null;
+  /** While a delivering run's summaries are written: raw files summarized, of all (RunSummary.summarized); null otherwise. */
+  summarized: { done: number; total: number } | null;
 }
 
 export interface FleetAgentView {

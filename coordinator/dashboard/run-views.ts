@@ -57,6 +57,7 @@ export class RunViews {
       finishedAt: finalized?.finishedAt ?? null,
       failures: finalized?.failures ?? null,
       finalizing: run.finalizing ?? null,
+      summarized: run.summarized ?? null,
       machines: Object.entries(run.machines)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([name, m]) => ({

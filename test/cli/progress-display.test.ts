@@ -104,3 +104,19 @@ test('durations read as seconds, minutes and hours', () => {
   assert.equal(formatDuration(75), '1m15s');
   assert.equal(formatDuration(3700), '1h01m');
 });
+
+test('a delivering run says how many raw files finalization has summarized, once per tenth off a terminal and as a line below the bars on one', () => {
+  const delivering = (done: number, total: number): RunSummary => {
+    const machine = { state: 'completed' as const, done: 10, total: 10, lines: {}, message: null };
+    return { runId: 'r', state: 'delivering', createdAt: '', planSha256: '', machines: { 'local-a': machine }, summarized: { done, total } };
+  };
+  const plain = textStream();
+  const display = new ProgressDisplay(plain.stream, { tty: false, now: () => 0 });
+  for (const done of [0, 3, 4, 40, 80]) display.render(delivering(done, 80));
+  assert.equal(plain.text(), ['local-a: completed 10/10 samples', 'r: summarized 0 of 80 raw files', 'r: summarized 40 of 80 raw files', 'r: summarized 80 of 80 raw files', ''].join('\n'));
+  const term = textStream();
+  const bars = new ProgressDisplay(term.stream, { tty: true, columns: 100, now: () => 0 });
+  bars.render(delivering(1, 2));
+  bars.render(delivering(2, 2));
+  assert.deepEqual(screen(term.text()).filter((l) => l.trim() !== '').map((l) => l.trim()).slice(-1), ['r: summarized 2 of 2 raw files']);
+});

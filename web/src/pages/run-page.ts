@@ -8,6 +8,7 @@ import { formatBytes, formatDuration, formatTime, secondsBetween } from '../form
 import { live } from '../live.ts';
 import { progressBar } from '../progress.ts';
 import { runFigures } from '../run-figures.ts';
+import { summarizedText } from '../../../shared/summarized-text.ts';
 
 function head(run: RunListItem): HTMLElement {
   return h(
@@ -18,7 +19,7 @@ function head(run: RunListItem): HTMLElement {
     h('dt', {}, 'plan SHA256'),
     h('dd', { class: 'mono' }, run.planSha256),
     h('dt', {}, 'status'),
-    h('dd', {}, h('span', { class: `badge state-${run.state}`, id: 'run-state' }, run.state), run.finalizing === null ? '' : h('span', { class: 'finalizing', id: 'run-finalizing' }, ` ${run.finalizing}`)),
+    h('dd', {}, h('span', { class: `badge state-${run.state}`, id: 'run-state' }, run.state), run.summarized === null ? '' : h('span', { class: 'summarized', id: 'run-summarized' }, ` ${summarizedText(run.summarized)}`), run.finalizing === null ? '' : h('span', { class: 'finalizing', id: 'run-finalizing' }, ` ${run.finalizing}`)),
     h('dt', {}, 'started'),
     h('dd', {}, formatTime(run.createdAt)),
     h('dt', {}, 'duration'),

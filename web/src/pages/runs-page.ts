@@ -3,6 +3,7 @@
 import type { RunListItem, RunsView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
 import { h, pageLink, replace, scrollBox } from '../dom.ts';
+import { summarizedText } from '../../../shared/summarized-text.ts';
 import { formatDuration, formatTime, secondsBetween } from '../format.ts';
 import { live } from '../live.ts';
 
@@ -18,7 +19,7 @@ function runRow(run: RunListItem): HTMLTableRowElement {
     h('td', { class: 'plan-name' }, run.planName ?? '-'),
     h('td', { class: 'mono', title: run.planSha256 }, run.planSha256.slice(0, 12)),
     h('td', {}, run.machines.map((m) => m.name).join(', ')),
-    h('td', { title: run.finalizing ?? '' }, h('span', { class: `badge state-${run.state}` }, run.state), run.state === 'running' && total > 0 ? ` ${done}/${total}` : '', run.finalizing === null ? '' : ' (finalizing failed, retrying)'),
+    h('td', { title: run.finalizing ?? '' }, h('span', { class: `badge state-${run.state}` }, run.state), run.state === 'running' && total > 0 ? ` ${done}/${total}` : '', run.summarized === null ? '' : ` ${summarizedText(run.summarized)}`, run.finalizing === null ? '' : ' (finalizing failed, retrying)'),
     h('td', {}, formatTime(run.createdAt)),
     h('td', {}, formatDuration(secondsBetween(run.createdAt, run.finishedAt))),
     h('td', { class: run.failures ? 'failed' : '' }, run.failures === null ? '-' : String(run.failures)),

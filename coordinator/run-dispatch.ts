@@ -518,14 +518,13 @@ export class RunDispatch {
   /** A run that is final once finalization is through, for followers that arrive late. */
   async isFinal(runId: string): Promise<boolean> {
     await this.finalizing.get(runId);
-    return isTerminal(this.lifecycle.get(runId).state) && (await this.hasManifest(runId));
+    return isTerminal(this.lifecycle.stateOf(runId)) && (await this.hasManifest(runId));
   }
 
   /** The folder of a finished run, for the file routes. */
   async finishedRunDir(runId: string): Promise<string> {
-    const run = this.lifecycle.get(runId);
     if (!(await this.isFinal(runId))) {
-      throw new BenchfleetError('RUN_NOT_FINISHED', `run ${run.runId} has not finished yet (${run.state}); its files can be copied once it has (\`benchfleet status\` shows where it stands)`);
+      throw new BenchfleetError('RUN_NOT_FINISHED', `run ${runId} has not finished yet (${this.lifecycle.stateOf(runId)}); its files can be copied once it has (\`benchfleet status\` shows where it stands)`);
     }
     return this.store.runDir(runId);
   }

@@ -172,6 +172,11 @@ export class RunLifecycle {
     return this.summary(this.stored(runId));
   }
 
+  /** The run's state alone, without a copy of its machines (a thousand of them, asked often). */
+  stateOf(runId: string): RunSummary['state'] {
+    return this.stored(runId).state;
+  }
+
   private stored(runId: string): StoredRun {
     const run = this.runs.get(runId);
     if (!run) throw new BenchfleetError('UNKNOWN_RUN', `no run ${runId} on this coordinator; \`benchfleet status\` lists the runs`);

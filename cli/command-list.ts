@@ -1,4 +1,8 @@
 // Every subcommand of the CLI. Adding one is a new file in cli/commands and a line here.
+// Every definition here is loaded for any command (yargs needs them all to parse and to print
+// --help), so a command file imports only what its definition needs (yargs options, defaults,
+// help text) and loads what it runs with `await import(...)` in its handler: `--version` and
+// `compare` then load neither the coordinator, socket.io, better-sqlite3, the agent nor esbuild.
 import type { CommandModule } from 'yargs';
 import { buildCorpusCommand } from './commands/build-corpus.ts';
 import { buildWebCommand } from './commands/build-web.ts';

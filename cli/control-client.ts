@@ -3,30 +3,13 @@
 // that either answer or fail with one clear line.
 import { readFile } from 'node:fs/promises';
 import { io, type Socket } from 'socket.io-client';
-import type { Argv } from 'yargs';
 import { loadToken } from '../shared/token-file.ts';
 import { BenchfleetError, isBenchfleetError } from '../shared/errors.ts';
 import { probeCoordinator, type HttpTarget } from '../shared/protocol/http-client.ts';
-import { refuseTokenFlag } from './token-options.ts';
+import { COORDINATOR_ENV, type ConnectionArgs } from './connection-options.ts';
 import { fromFailure } from '../shared/protocol/failure.ts';
 import { coordinatorVersionRefusal, upgradeHeaders } from '../shared/protocol/protocol-version.ts';
 import { CONTROL_NAMESPACE, PROTOCOL_VERSION, type Ack, type ControlToCoordinator, type CoordinatorToControl } from '../shared/protocol/events.ts';
-
-export const COORDINATOR_ENV = 'BENCHFLEET_COORDINATOR';
-
-export interface ConnectionArgs {
-  coordinator: string | undefined;
-  'token-file': string | undefined;
-  ca: string | undefined;
-}
-
-/** The options every command that talks to a coordinator takes. */
-export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
-  return refuseTokenFlag(y)
-    .option('coordinator', { type: 'string', describe: `Coordinator URL, e.g. http://10.0.0.5:7420 (default: $${COORDINATOR_ENV})` })
-    .option('token-file', { type: 'string', describe: 'File whose first line is the control token (default: $BENCHFLEET_TOKEN)' })
-    .option('ca', { type: 'string', describe: 'PEM CA certificate to trust for an https coordinator with a private certificate' });
-}
 
 export type ControlSocket = Socket<CoordinatorToControl, ControlToCoordinator>;
 

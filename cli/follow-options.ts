@@ -2,9 +2,18 @@
 // option and how a followed run's end is printed for people.
 import type { Argv } from 'yargs';
 import { BenchfleetError } from '../shared/errors.ts';
-import { DEFAULT_RECONNECT_MS, type FollowResult } from './follow.ts';
+import type { RunSummary } from '../shared/protocol/events.ts';
 import { markdownAsText } from './markdown-text.ts';
 import { printLine } from './output.ts';
+
+// Here rather than in follow.ts, which connects (socket.io): a command's definition reads it.
+export const DEFAULT_RECONNECT_MS = 10 * 60_000;
+
+export interface FollowResult {
+  run: RunSummary;
+  markdown: string;
+  dir: string;
+}
 
 export interface ReconnectArgs { 'reconnect-for': number }
 

@@ -8,13 +8,8 @@ import type { ControlToCoordinator, RunSummary } from '../shared/protocol/events
 import { request } from '../shared/protocol/request.ts';
 import type { ControlSocket } from './control-client.ts';
 import { unwrap } from './control-client.ts';
+import { DEFAULT_RECONNECT_MS, type FollowResult } from './follow-options.ts';
 import { formatDuration, ProgressDisplay } from './progress-display.ts';
-
-export interface FollowResult {
-  run: RunSummary;
-  markdown: string;
-  dir: string;
-}
 
 /** What Ctrl-C during a follow says: the run is the coordinator's, only the watching stops. */
 export function detachMessage(runId: string): string {
@@ -45,7 +40,6 @@ export interface FollowOptions {
   reconnectForMs?: number;
 }
 
-export const DEFAULT_RECONNECT_MS = 10 * 60_000;
 
 type Attempt = { kind: 'report'; result: FollowResult } | { kind: 'lost'; reason: string };
 

@@ -38,11 +38,10 @@ import { RunDispatch } from './run-dispatch.ts';
 import { RunLifecycle } from './run-lifecycle.ts';
 import type { RunIndex } from './run-index/run-index.ts';
 import { RunStore } from './run-store.ts';
+import { DEFAULT_MACHINE_DEADLINE_HOURS } from './machine-deadline.ts';
 
 const log = createLogger('coordinator');
 
-/** Default --machine-deadline: long enough for a weekend, short enough that a dead machine is said to be dead. */
-export const DEFAULT_MACHINE_DEADLINE_HOURS = 48;
 
 export interface CoordinatorOptions {
   host: string;

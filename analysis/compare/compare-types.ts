@@ -11,6 +11,15 @@ import type { RunVerdict } from '../statistics/run-effect.ts';
 export const COMPARISON_FORMAT = 'benchfleet-comparison';
 export const COMPARISON_FORMAT_VERSION = 3;
 
+/** Target half-width of the 95% interval for the recommendation, relative. */
+export const DEFAULT_TARGET = 0.05;
+/** Seconds one more run costs beyond its rounds. */
+export const DEFAULT_RUN_COST_SECONDS = 60;
+/** Level of the verdict's tests. */
+export const DEFAULT_ALPHA = 0.05;
+/** Practical-equivalence margin of the verdict, relative (±5%). */
+export const DEFAULT_MARGIN = 0.05;
+
 export interface CompareRunInterval {
   lo: number;
   hi: number;

@@ -6,7 +6,7 @@ import { BenchfleetError } from '../../shared/errors.ts';
 import { POLICIES } from '../../shared/policies.ts';
 import { DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES } from '../statistics/interval.ts';
 import { compareGroup, type GroupKey, type Member } from './compare-group.ts';
-import { COMPARISON_FORMAT, COMPARISON_FORMAT_VERSION, type Comparison, type CompareSettings } from './compare-types.ts';
+import { COMPARISON_FORMAT, COMPARISON_FORMAT_VERSION, DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET, type Comparison, type CompareSettings } from './compare-types.ts';
 import { DEFAULT_ARM, pickDefaultArm } from '../report/default-arm.ts';
 import type { ParsedRaw } from '../raw/raw-types.ts';
 import { environmentNotes, redoneNotes } from '../report/report-notes.ts';
@@ -47,11 +47,6 @@ export interface CompareOptions {
   /** An arm name, or "all" for every pool arm; default taskpool-8-batched (else the widest batched taskpool arm). */
   arm?: string;
 }
-
-export const DEFAULT_TARGET = 0.05;
-export const DEFAULT_RUN_COST_SECONDS = 60;
-export const DEFAULT_ALPHA = 0.05;
-export const DEFAULT_MARGIN = 0.05;
 
 /** Seconds of timed repeats per round in a file: every sample's repeats, all kernels and arms. */
 function roundCost(parsed: ParsedRaw): number {

@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { Agent } from '../../agent/agent.ts';
 import { describeBadMachineName, validMachineName } from '../../shared/machine-name.ts';
 import { loadToken } from '../../shared/token-file.ts';
 import { BenchfleetError, FATAL_AUTH_EXIT_CODE, isBenchfleetError } from '../../shared/errors.ts';
@@ -41,6 +40,7 @@ export const agentCommand: CommandModule<object, Args> = {
       })
       .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
   handler: async (args) => {
+    const { Agent } = await import('../../agent/agent.ts');
     if (!validMachineName(args.name)) throw new BenchfleetError('USAGE', `--name ${describeBadMachineName(args.name)}`);
     checkLoadWait(args);
     const fatalExit = args['fatal-exit-code'];

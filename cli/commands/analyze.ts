@@ -2,9 +2,6 @@
 // warned about on stderr by line number and recorded in the summary's `problems`; the summary
 // of the rest is still written and the exit is 0. A file with no usable sample exits 1.
 import type { CommandModule } from 'yargs';
-import { summarizeParsed } from '../../analysis/summary/summarize.ts';
-import { readRawFile } from '../../analysis/raw/raw-reader.ts';
-import { writeSummary } from '../../analysis/summary/summary-io.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
@@ -28,6 +25,9 @@ export const analyzeCommand: CommandModule<object, Args> = {
       .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing on success (warnings still go to stderr)' })
       .example('$0 analyze results/ryzen/pages.jsonl results/ryzen/pages.summary.json', 'summarize one raw file'),
   handler: async (args) => {
+    const { summarizeParsed } = await import('../../analysis/summary/summarize.ts');
+    const { readRawFile } = await import('../../analysis/raw/raw-reader.ts');
+    const { writeSummary } = await import('../../analysis/summary/summary-io.ts');
     checkSeed(args.seed);
     checkResamples(args.resamples);
     const { parsed, source } = await readRawFile(args.raw);

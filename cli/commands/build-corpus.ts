@@ -1,6 +1,5 @@
 // `benchfleet build-corpus`: compile every kernel to wasm and write the corpus manifest.
 import type { CommandModule } from 'yargs';
-import { buildCorpus } from '../../kernels/build/build-corpus.ts';
 import { CORPUS_DIR } from '../../kernels/corpus.ts';
 import { printJson, printLine } from '../output.ts';
 
@@ -16,6 +15,7 @@ export const buildCorpusCommand: CommandModule<object, Args> = {
       .option('quiet', { type: 'boolean', default: false, describe: 'Print only the summary line' })
       .option('json', { type: 'boolean', default: false, describe: 'Print the manifest as JSON' }),
   handler: async (args) => {
+    const { buildCorpus } = await import('../../kernels/build/build-corpus.ts');
     const started = performance.now();
     const manifest = await buildCorpus({
       outDir: args.out,

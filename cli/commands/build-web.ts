@@ -2,7 +2,6 @@
 // `npm install` runs it (and `npm run build:web`); the coordinator serves what it built, and
 // `report --html` builds on first use.
 import type { CommandModule } from 'yargs';
-import { buildWebBundle, WEB_DIST } from '../../web/build.ts';
 import { printLine } from '../output.ts';
 
 interface Args { quiet: boolean }
@@ -12,6 +11,7 @@ export const buildWebCommand: CommandModule<object, Args> = {
   describe: 'Bundle the web dashboard and the HTML report\'s script (npm install runs this)',
   builder: (y) => y.option('quiet', { type: 'boolean', default: false, describe: 'Print only the summary line' }),
   handler: async () => {
+    const { buildWebBundle, WEB_DIST } = await import('../../web/build.ts');
     const started = performance.now();
     const bytes = await buildWebBundle();
     printLine(`benchfleet: bundled the dashboard into ${WEB_DIST} (${Math.round(bytes / 1024)} KiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -5,19 +5,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { compareCampaignRuns } from '../../analysis/campaign/campaign-compare.ts';
-import { renderCampaignReport, type CampaignReportFormat } from '../../analysis/campaign/campaign-report.ts';
-import { cellProgress } from '../../analysis/campaign/stop-rule.ts';
-import { CampaignStore, parseStoredCampaign } from '../../coordinator/campaign-store.ts';
-import { parseStoredRun } from '../../coordinator/run-schema.ts';
+import type { CampaignReportFormat } from '../../analysis/campaign/campaign-report.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import type { CampaignRequest, CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
-import { campaignLine, followCampaign } from '../campaign-follow.ts';
-import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
+import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
+import type { ControlSocket, unwrap } from '../control-client.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
-import { planToSend } from '../plan-to-send.ts';
 import { reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 
 /** "5%", "5" (percent) -> 0.05. */
@@ -54,22 +49,27 @@ interface StartArgs extends ConnectionArgs, ReconnectArgs {
 interface IdArgs extends ConnectionArgs, ReconnectArgs { id: string; json: boolean }
 interface ReportArgs { id: string; data: string; json: boolean; html: boolean; markdown: boolean }
 
-async function withControl<T>(args: ConnectionArgs, work: (socket: Awaited<ReturnType<typeof connectControl>>) => Promise<T>): Promise<T> {
+// What each subcommand runs is loaded when it runs (`await import`), not with the definitions,
+// which every command's --help reads: the connection alone loads socket.io.
+async function withControl<T>(args: ConnectionArgs, work: (socket: ControlSocket, unwrapAck: typeof unwrap) => Promise<T>): Promise<T> {
+  const { connectControl, unwrap } = await import('../control-client.ts');
   const socket = await connectControl(args);
   try {
-    return await work(socket);
+    return await work(socket, unwrap);
   } finally {
     socket.close();
   }
 }
 
-function printCampaign(c: CampaignSummary): void {
+async function printCampaign(c: CampaignSummary): Promise<void> {
+  const { campaignLine } = await import('../campaign-follow.ts');
   printLine(campaignLine(c));
   for (const [i, r] of c.runs.entries()) printLine(`  run ${i + 1}: ${r.runId} ${r.state}${r.dropped.map((d) => `; ${d.machine} ${d.state}${d.message ? ` (${d.message})` : ''}`).join('')}`);
   for (const n of c.outcome?.notConverged ?? []) printLine(`  not converged: ${n}`);
 }
 
 async function followToEnd(args: ConnectionArgs & ReconnectArgs, id: string, json: boolean): Promise<void> {
+  const [{ followCampaign }, { connectControl }] = await Promise.all([import('../campaign-follow.ts'), import('../control-client.ts')]);
   const end = await followCampaign(() => connectControl(args), id, { reconnectForMs: reconnectMs(args), onLine: (line) => (json ? undefined : printLine(line)) });
   if (json) printJson(end);
   else {
@@ -101,6 +101,7 @@ const startCommand: CommandModule<object, StartArgs> = {
       .example('$0 campaign start deploy/plans/study.json --machines ryzen --until 5% --max-runs 12 --spacing 20m --jitter 10m --follow', 'the study until every cell is known within ±5%, runs spread over hours')
       .example('$0 campaign start deploy/plans/demo.json --machines ryzen,m2pro --runs 5 --follow', 'five runs back to back, then the report'),
   handler: async (args) => {
+    const { planToSend } = await import('../plan-to-send.ts');
     const { planText, machines } = await planToSend(args.plan, args.machines);
     const body: CampaignRequest = {
       planText,
@@ -115,7 +116,7 @@ const startCommand: CommandModule<object, StartArgs> = {
       ...(args.arm !== undefined ? { arm: args.arm } : {}),
     };
     if (body.until !== undefined && body.runs !== undefined && body.runs < 3) throw new BenchfleetError('USAGE', `with --until, --runs is the least runs before the rule is checked, at least 3 (two runs cannot measure a spread); got ${body.runs}`);
-    const started = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:start'>(socket, 120_000, 'campaign:start', body)));
+    const started = await withControl(args, async (socket, unwrapAck) => unwrapAck(await request<ControlToCoordinator, 'campaign:start'>(socket, 120_000, 'campaign:start', body)));
     if (!args.follow) {
       if (args.json) printJson(started);
       else printLine(started.campaignId);
@@ -133,9 +134,9 @@ const statusCommand: CommandModule<object, IdArgs> = {
   describe: 'Where a campaign stands: its runs, machines that dropped out, the stop rule\'s progress',
   builder: (y) => reconnectOption(connectionOptions(idPositional(y))),
   handler: async (args) => {
-    const c = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:follow'>(socket, 30_000, 'campaign:follow', args.id)));
+    const c = await withControl(args, async (socket, unwrapAck) => unwrapAck(await request<ControlToCoordinator, 'campaign:follow'>(socket, 30_000, 'campaign:follow', args.id)));
     if (args.json) printJson(c);
-    else printCampaign(c);
+    else await printCampaign(c);
   },
 };
 
@@ -151,9 +152,9 @@ const cancelCommand: CommandModule<object, IdArgs> = {
   describe: 'Cancel a campaign: no further run starts, and its run in progress is cancelled',
   builder: (y) => reconnectOption(connectionOptions(idPositional(y))),
   handler: async (args) => {
-    const c = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:cancel'>(socket, 30_000, 'campaign:cancel', args.id)));
+    const c = await withControl(args, async (socket, unwrapAck) => unwrapAck(await request<ControlToCoordinator, 'campaign:cancel'>(socket, 30_000, 'campaign:cancel', args.id)));
     if (args.json) printJson(c);
-    else printLine(campaignLine(c));
+    else printLine((await import('../campaign-follow.ts')).campaignLine(c));
   },
 };
 
@@ -162,7 +163,7 @@ const listCommand: CommandModule<object, ConnectionArgs & { json: boolean }> = {
   describe: 'List the coordinator\'s campaigns',
   builder: (y) => connectionOptions(y.option('json', { type: 'boolean', default: false, describe: 'Print the campaigns as JSON' })),
   handler: async (args) => {
-    const list = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:list'>(socket, 30_000, 'campaign:list')));
+    const list = await withControl(args, async (socket, unwrapAck) => unwrapAck(await request<ControlToCoordinator, 'campaign:list'>(socket, 30_000, 'campaign:list')));
     if (args.json) printJson(list);
     else printLine(formatTable(['campaign', 'plan', 'machines', 'state', 'runs', 'progress'], list.map((c) => [c.campaignId, c.planName, c.machines.join(','), c.state, String(c.runs.length), c.outcome?.message ?? c.progress])));
   },
@@ -170,6 +171,12 @@ const listCommand: CommandModule<object, ConnectionArgs & { json: boolean }> = {
 
 /** The campaign as saved in the data folder, its cells computed anew from its runs' files (what the coordinator computed after its last run). */
 export async function readCampaign(dataDir: string, id: string): Promise<CampaignSummary> {
+  const [{ CampaignStore, parseStoredCampaign }, { parseStoredRun }, { compareCampaignRuns }, { cellProgress }] = await Promise.all([
+    import('../../coordinator/campaign-store.ts'),
+    import('../../coordinator/run-schema.ts'),
+    import('../../analysis/campaign/campaign-compare.ts'),
+    import('../../analysis/campaign/stop-rule.ts'),
+  ]);
   const store = new CampaignStore(dataDir);
   const file = join(store.campaignDir(id), 'campaign.json');
   let text: string;
@@ -202,6 +209,7 @@ const reportCommand: CommandModule<object, ReportArgs> = {
       .example('$0 campaign report 20261201-101500-ab12cd --data /var/lib/benchfleet', 'the report of a campaign'),
   handler: async (args) => {
     const format: CampaignReportFormat = args.json ? 'json' : args.html ? 'html' : 'markdown';
+    const { renderCampaignReport } = await import('../../analysis/campaign/campaign-report.ts');
     process.stdout.write(renderCampaignReport(await readCampaign(args.data, args.id), format));
   },
 };

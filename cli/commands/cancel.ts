@@ -1,6 +1,6 @@
 // `benchfleet cancel RUN`: stop a run on every machine; samples already taken are kept.
 import type { CommandModule } from 'yargs';
-import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
+import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printJson, printLine } from '../output.ts';
@@ -13,6 +13,7 @@ export const cancelCommand: CommandModule<object, Args> = {
   builder: (y) =>
     connectionOptions(y.positional('run', { type: 'string', demandOption: true, describe: 'Run id' }).option('json', { type: 'boolean', default: false, describe: 'Print the run\'s state' })),
   handler: async (args) => {
+    const { connectControl, unwrap } = await import('../control-client.ts');
     const socket = await connectControl(args);
     try {
       const run = unwrap(await request<ControlToCoordinator, 'run:cancel'>(socket, 10_000, 'run:cancel', args.run));

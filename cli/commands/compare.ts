@@ -4,12 +4,9 @@
 // unstable beyond margin, inconclusive, failed), Kalibera &
 // Jones' variance components and recommended repetitions. `--fail-on` makes it a CI gate.
 import type { CommandModule } from 'yargs';
-import { buildComparisonOnThreads } from '../../analysis/compare/compare-threads.ts';
-import { DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET } from '../../analysis/compare/compare.ts';
-import type { CompareGroup, Comparison } from '../../analysis/compare/compare-types.ts';
+import { DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET, type CompareGroup, type Comparison } from '../../analysis/compare/compare-types.ts';
 import { RUN_EFFECT_VERDICTS } from '../../analysis/statistics/run-effect.ts';
-import { loadRuns } from '../../analysis/compare/compare-load.ts';
-import { renderComparison, type CompareFormat } from '../../analysis/compare/compare-render.ts';
+import type { CompareFormat } from '../../analysis/compare/compare-render.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
@@ -108,6 +105,13 @@ export const compareCommand: CommandModule<object, Args> = {
     const chosen = (['json', 'markdown', 'text'] as const).filter((f) => args[f]);
     if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
     const format: CompareFormat = chosen[0] ?? (process.stdout.isTTY === true ? 'text' : 'markdown');
+    // The comparison is loaded here, not at the top: every command's definition is read for any
+    // command's --help, and a command should load only what it runs.
+    const [{ loadRuns }, { buildComparisonOnThreads }, { renderComparison }] = await Promise.all([
+      import('../../analysis/compare/compare-load.ts'),
+      import('../../analysis/compare/compare-threads.ts'),
+      import('../../analysis/compare/compare-render.ts'),
+    ]);
     const skipped: string[] = [];
     const runs = await loadRuns(args.runs, args.data, skipped);
     const comparison = await buildComparisonOnThreads(runs, {

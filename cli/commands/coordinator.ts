@@ -2,10 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { tokenChecker } from '../../coordinator/auth.ts';
 import { loadToken } from '../../shared/token-file.ts';
-import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
-import { Coordinator, DEFAULT_MACHINE_DEADLINE_HOURS } from '../../coordinator/server.ts';
+import { DEFAULT_MACHINE_DEADLINE_HOURS } from '../../coordinator/machine-deadline.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { parseListen } from '../listen-address.ts';
@@ -40,6 +38,9 @@ export const coordinatorCommand: CommandModule<object, Args> = {
       .example('BENCHFLEET_TOKEN=$(cat token) $0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet', 'serve agents on the LAN')
       .example('$0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet --agent-token-file agent.token --control-token-file control.token', 'agents cannot start or download runs'),
   handler: async (args) => {
+    const { Coordinator } = await import('../../coordinator/server.ts');
+    const { tokenChecker } = await import('../../coordinator/auth.ts');
+    const { startDashboard } = await import('../../coordinator/dashboard/start-dashboard.ts');
     const { host, port } = parseListen(args.listen);
     const deadline = args['machine-deadline'];
     if (!Number.isFinite(deadline) || deadline <= 0) throw new BenchfleetError('USAGE', `--machine-deadline ${String(deadline)} must be a positive number of hours`);

@@ -9,14 +9,10 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { CommandModule } from 'yargs';
-import { Coordinator } from '../../coordinator/server.ts';
-import { tokenChecker } from '../../coordinator/auth.ts';
-import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import { BENCHFLEET_BIN } from '../../shared/harness-contract.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { childExecArgv } from '../../shared/ts-runtime.ts';
-import { connectControl, unwrap, type ControlSocket } from '../control-client.ts';
-import { followRun } from '../follow.ts';
+import type { ControlSocket } from '../control-client.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printLine } from '../output.ts';
@@ -39,6 +35,11 @@ export const demoCommand: CommandModule<object, Args> = {
       .option('dashboard', { type: 'string', default: '127.0.0.1:0', describe: 'HOST:PORT of the web dashboard (port 0 picks a free one)' })
       .option('keep-open', { type: 'boolean', describe: 'Keep the dashboard open after the run until Ctrl-C (default: when stdout is a terminal)' }),
   handler: async (args) => {
+    const { Coordinator } = await import('../../coordinator/server.ts');
+    const { tokenChecker } = await import('../../coordinator/auth.ts');
+    const { startDashboard } = await import('../../coordinator/dashboard/start-dashboard.ts');
+    const { connectControl, unwrap } = await import('../control-client.ts');
+    const { followRun } = await import('../follow.ts');
     const dataDir = resolve(args.data);
     await mkdir(dataDir, { recursive: true });
     const token = randomBytes(24).toString('hex');
@@ -111,6 +112,7 @@ export const demoCommand: CommandModule<object, Args> = {
 };
 
 async function waitForAgents(socket: ControlSocket, names: readonly string[], timeoutMs: number): Promise<void> {
+  const { unwrap } = await import('../control-client.ts');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));

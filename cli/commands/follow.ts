@@ -2,8 +2,7 @@
 // `run --follow` shows: live progress per machine, then the report. Survives a coordinator
 // restart by reconnecting.
 import type { CommandModule } from 'yargs';
-import { connectControl, connectionOptions, type ConnectionArgs } from '../control-client.ts';
-import { detachOnInterrupt, followRun } from '../follow.ts';
+import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 import { printJson } from '../output.ts';
 
@@ -17,6 +16,8 @@ export const followCommand: CommandModule<object, Args> = {
       .option('json', { type: 'boolean', default: false, describe: 'Print { runId, state, machines, dir, report } at the end' })
       .example('$0 follow 20261201-101500-ab12cd', 'watch a run started elsewhere until its report'),
   handler: async (args) => {
+    const { connectControl } = await import('../control-client.ts');
+    const { detachOnInterrupt, followRun } = await import('../follow.ts');
     const reconnectForMs = reconnectMs(args);
     const result = await detachOnInterrupt(args.run, () => followRun(() => connectControl(args), args.run, { reconnectForMs }));
     if (args.json) printJson({ runId: args.run, state: result.run.state, machines: result.run.machines, dir: result.dir, report: result.markdown });

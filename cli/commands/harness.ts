@@ -6,7 +6,6 @@
 // harness events of shared/harness-contract.ts. The process's main is agent/harness/harness-main.ts:
 // this command defines the flags and prints the summary.
 import type { CommandModule } from 'yargs';
-import { reexecuteHarness, runHarness } from '../../agent/harness/harness-main.ts';
 import { DEFAULT_LOCK_FILE, DEFAULT_LOCK_WAIT_SECONDS, LOCK_FILE_ENV, LOCK_HELD_BY_ENV } from '../../agent/harness/timing-lock.ts';
 import type { HarnessLaunch, IsolationOptions } from '../../shared/harness-contract.ts';
 import { POLICY_ENV } from '../../shared/plan-policy-env.ts';
@@ -43,6 +42,7 @@ export const harnessCommand: CommandModule<object, Args> = {
       .example('$0 harness --plan study.json --out results/ryzen --resume', 'continue a run that was interrupted')
       .epilogue(`${POLICY_ENV}, the study scripts' variable naming the reset policies (e.g. whole,pages), is written into a plan that names none before it is hashed. A child started by a lock holder runs under its lock when ${LOCK_HELD_BY_ENV} is the holder's pid.`),
   handler: async (args) => {
+    const { reexecuteHarness, runHarness } = await import('../../agent/harness/harness-main.ts');
     const isolation: IsolationOptions = {
       ...(args.cpus !== undefined ? { cpus: args.cpus } : {}),
       ...(args.nice !== undefined ? { nice: args.nice } : {}),

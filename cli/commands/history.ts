@@ -4,9 +4,7 @@
 // it a CI gate.
 import type { CommandModule } from 'yargs';
 import { DEFAULT_DETECTION, type Direction } from '../../analysis/history/history-types.ts';
-import { regressions, renderHistory, type HistoryFormat } from '../../analysis/history/history-render.ts';
-import { readHistory } from '../../coordinator/run-index/read-history.ts';
-import { RunIndex } from '../../coordinator/run-index/run-index.ts';
+import type { HistoryFormat } from '../../analysis/history/history-render.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { EXIT_GATE } from '../exit-codes.ts';
 
@@ -53,6 +51,9 @@ export const historyCommand: CommandModule<object, Args> = {
         `A run is flagged when its figure (or the mean of the last 2 or 3 runs) moves in the worse direction beyond what the cell's own run-to-run variance over the trailing window explains, with the false discovery rate held at --alpha across every selected cell at each run. The detection rule and its measured false-flag rate and power are in docs/statistics.md; the index in docs/records.md. Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} --fail-on regression tripped.`,
       ),
   handler: async (args) => {
+    const { regressions, renderHistory } = await import('../../analysis/history/history-render.ts');
+    const { readHistory } = await import('../../coordinator/run-index/read-history.ts');
+    const { RunIndex } = await import('../../coordinator/run-index/run-index.ts');
     if (args.json && args.csv) throw new BenchfleetError('USAGE', 'choose one output format; got --json and --csv');
     if (!(args.alpha > 0 && args.alpha < 0.5)) throw new BenchfleetError('USAGE', `--alpha is a level above 0 and below 0.5 (e.g. 0.05), got ${args.alpha}`);
     if (!(Number.isInteger(args.window) && args.window >= DEFAULT_DETECTION.minWindow)) throw new BenchfleetError('USAGE', `--window is a whole number of runs, at least ${DEFAULT_DETECTION.minWindow}, got ${args.window}`);

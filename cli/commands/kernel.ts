@@ -2,8 +2,6 @@
 // what it computed in its own terms (cli/kernel-result.ts) and its time per call.
 import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { findKernel } from '../../kernels/catalog.ts';
-import { loadKernelModule, sha256Hex } from '../../kernels/corpus.ts';
 import { callKernel, instantiateKernel, writeInput } from '../../kernels/instance.ts';
 import type { KernelOutcome, KernelSpec } from '../../kernels/spec.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
@@ -45,6 +43,8 @@ const runCommand: CommandModule<object, RunArgs> = {
       .example('$0 kernel run sha256 --input README.md', 'the SHA-256 digest of a file, in hex, and the time per call')
       .example('$0 kernel run inflate --input data.deflate --out data.txt', 'inflate a raw DEFLATE stream into a file'),
   handler: async (args) => {
+    const { findKernel } = await import('../../kernels/catalog.ts');
+    const { loadKernelModule, sha256Hex } = await import('../../kernels/corpus.ts');
     if (!Number.isInteger(args.calls) || args.calls < 1) throw new BenchfleetError('USAGE', `--calls must be a whole number of at least 1, got ${args.calls}`);
     const spec = findKernel(args.name);
     const input = await readInputFile(args.input);

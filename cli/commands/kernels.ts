@@ -1,7 +1,5 @@
 // `benchfleet kernels`: the corpus, one kernel a row, with its SHA256 and default input size.
 import type { CommandModule } from 'yargs';
-import { KERNELS } from '../../kernels/catalog.ts';
-import { loadManifest } from '../../kernels/corpus.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 
 interface Args { json: boolean }
@@ -10,7 +8,9 @@ export const kernelsCommand: CommandModule<object, Args> = {
   command: 'kernels',
   describe: 'List the kernel corpus with module sizes, SHA256s and default input sizes',
   builder: (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print an array of kernel objects' }),
-  handler: (args) => {
+  handler: async (args) => {
+    const { KERNELS } = await import('../../kernels/catalog.ts');
+    const { loadManifest } = await import('../../kernels/corpus.ts');
     const manifest = loadManifest();
     const modules = new Map(manifest.kernels.map((k) => [k.name, k]));
     const rows = KERNELS.map((spec) => {

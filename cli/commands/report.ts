@@ -4,14 +4,11 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { buildReportFromResults, renderReports, type ReportFormat } from '../../analysis/report/report.ts';
+import type { ReportFormat } from '../../analysis/report/report.ts';
 import { ARM_NAMES } from '../../shared/arms.ts';
 import { closestName } from '../closest-name.ts';
 import type { Report } from '../../analysis/report/report-types.ts';
-import { reportsForEveryArm } from '../../analysis/report/report-arms.ts';
-import { loadResults } from '../../analysis/raw/result-folders.ts';
 import { writeFileAtomic } from '../../shared/atomic-file.ts';
-import { renderHtmlReport } from '../../web/report-html.ts';
 import { printLine } from '../output.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { EXIT_GATE } from '../exit-codes.ts';
@@ -55,6 +52,10 @@ export const reportCommand: CommandModule<object, Args> = {
       .example('$0 report /srv/benchfleet/runs/20261130-031502-k3v9x2 --arm all --bmf > report.bmf.json', 'every arm for Bencher: bencher run --adapter json --file report.bmf.json')
       .epilogue(`Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} a --fail-on gate tripped.`),
   handler: async (args) => {
+    const { buildReportFromResults, renderReports } = await import('../../analysis/report/report.ts');
+    const { reportsForEveryArm } = await import('../../analysis/report/report-arms.ts');
+    const { loadResults } = await import('../../analysis/raw/result-folders.ts');
+    const { renderHtmlReport } = await import('../../web/report-html.ts');
     // A bad value is a usage error, said before any folder is read.
     if (args.arm !== undefined && args.arm !== ALL_ARMS && !ARM_NAMES.includes(args.arm)) {
       throw new BenchfleetError('USAGE', `--arm must be an arm or "${ALL_ARMS}", got "${args.arm}"${didYouMean(args.arm)}; \`benchfleet kernels\` and docs/plan.md list the arms`);

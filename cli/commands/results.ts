@@ -4,11 +4,9 @@
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { verifyManifest } from '../../analysis/raw/manifest.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { validateRunId } from '../../shared/protocol/validate.ts';
-import { controlTarget, connectionOptions, type ConnectionArgs } from '../control-client.ts';
-import { downloadRun } from '../run-download.ts';
+import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { printJson, printLine } from '../output.ts';
 
 interface Args extends ConnectionArgs { run: string; out: string; json: boolean }
@@ -24,6 +22,9 @@ export const resultsCommand: CommandModule<object, Args> = {
         .option('json', { type: 'boolean', default: false, describe: 'Print { runId, dir, files, manifest }' }),
     ),
   handler: async (args) => {
+    const { controlTarget } = await import('../control-client.ts');
+    const { downloadRun } = await import('../run-download.ts');
+    const { verifyManifest } = await import('../../analysis/raw/manifest.ts');
     const out = resolve(args.out);
     const existing = await readdir(out).catch(() => [] as string[]);
     if (existing.length > 0) throw new BenchfleetError('OUTPUT_EXISTS', `--out ${args.out} is not empty; give a new folder (nothing was overwritten)`);

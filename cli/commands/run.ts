@@ -2,9 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { POLICY_ENV } from '../../shared/plan-policy-env.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
-import { planToSend } from '../plan-to-send.ts';
-import { connectControl, connectionOptions, unwrap, type ConnectionArgs } from '../control-client.ts';
-import { detachOnInterrupt, followRun } from '../follow.ts';
+import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator, RunStarted } from '../../shared/protocol/events.ts';
@@ -29,6 +27,9 @@ export const runCommand: CommandModule<object, Args> = {
       .example('$0 run deploy/plans/demo.json --machines ryzen --runs 5', 'five back-to-back runs, then `benchfleet compare` them')
       .epilogue(`A machine works on one run at a time: on a busy machine the run waits in that machine's queue (first come, first served) and starts when the machine is free; machines of one run start on their own. \`benchfleet cancel RUN\` takes a queued run out.\n\n${POLICY_ENV}, the study scripts' variable naming the reset policies (e.g. whole,pages), is written into a plan that names none before it is sent and hashed.`),
   handler: async (args) => {
+    const { connectControl, unwrap } = await import('../control-client.ts');
+    const { detachOnInterrupt, followRun } = await import('../follow.ts');
+    const { planToSend } = await import('../plan-to-send.ts');
     // FOLIO_CORPUS_RESET goes into the plan text here, before the coordinator hashes it.
     const { planText: text, machines } = await planToSend(args.plan, args.machines);
     if (!Number.isInteger(args.runs) || args.runs < 1 || args.runs > 100) throw new BenchfleetError('USAGE', `--runs must be a whole number from 1 to 100, got ${args.runs}`);

@@ -2,9 +2,10 @@
 // 80% of the work over study-sized runs) goes to worker threads, one per core, as soon as the
 // group is made, while this thread builds the next groups. Each bootstrap has its own seeded
 // stream, so the figures are exactly buildComparison's on one thread. The workers start only
-// once the bootstraps asked for add up to enough work to repay their start-up (some 1.5 s of
-// CPU each on Node 20, loading the bundled worker): one arm of a full study stays on this
-// thread, --arm all of it goes to the workers.
+// once the bootstraps asked for add up to enough work to repay their start-up: on Node 20 the
+// bundled worker (shared/worker-script.ts) is built in 40-60 ms and a worker is online 30 ms
+// later for some 0.03 s of CPU (measured on the 2-core machine), so one arm of a full study,
+// some 1.8 s of bootstraps, goes to the workers too, and only small comparisons stay here.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BenchfleetError } from '../../shared/errors.ts';
@@ -17,10 +18,10 @@ import { groupHierarchical } from './compare-group.ts';
 const WORKER = new URL('./hierarchical-worker.ts', import.meta.url);
 /**
  * Resampled values (resamples x rounds, summed over the groups) below which the bootstraps stay
- * on this thread: about 5 s of one core's work, more than two workers' start-up. One arm of
- * 10 full-study runs asks for 1.2e8, --arm all for 1.9e9.
+ * on this thread: about 0.3 s of one core's work, ten times two workers' start-up. One arm of
+ * 10 full-study runs asks for 1.2e8, --arm all for 1.9e9; a test's few groups far fewer.
  */
-export const MIN_DRAWS_FOR_THREADS = 4e8;
+export const MIN_DRAWS_FOR_THREADS = 2e7;
 
 /**
  * buildComparison with the hierarchical bootstraps on `threads` worker threads: by default one

@@ -55,6 +55,8 @@ export interface FleetLoadFigures {
   progressLagMs: number;
   /** From the last machine delivered to the run's report. */
   reportMs: number;
+  /** The first `status` after the report (the dashboard reads the final run then); NaN if unanswered in 300 s. */
+  statusAfterReportMs: number;
   peakRssMiB: number;
   /** Coordinator CPU time over the wall time of the load, as a share of one core (1 = one core busy). */
   cpuCores: number;
@@ -223,7 +225,9 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     await stat(join(runDir, 'manifest.json'));
     // After the report the coordinator's dashboard reads the final run (every summary, the
     // manifest checked): give the last status time, and keep the figures if it never comes.
+    const askedAt = performance.now();
     const last = await request<ControlToCoordinator, 'status'>(control, 300_000, 'status').catch(() => null);
+    const statusAfterReportMs = last === null ? NaN : performance.now() - askedAt;
     const final = last?.ok ? last.value.runs.find((r) => r.runId === runId) : undefined;
     const check = await fleet.checkStored(runDir, runId);
     return {
@@ -242,6 +246,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       dashboardMs: percentiles(dashboardMs),
       progressLagMs,
       reportMs: reportAt - deliveredAt,
+      statusAfterReportMs,
       peakRssMiB: peakKiB / 1024,
       cpuCores: (cpuBefore + use.cpuS) / ((Date.now() - started) / 1000),
       runState: final?.state ?? (last === null ? 'status not answered in 300 s' : 'missing'),
@@ -267,7 +272,7 @@ export function describeFigures(f: FleetLoadFigures): string[] {
     `status during ingest: ${ms(f.statusMs)}`,
     `dashboard API during ingest: ${ms(f.dashboardMs)}`,
     `progress lag: max ${(f.progressLagMs / 1000).toFixed(2)} s`,
-    `last record -> report: ${(f.reportMs / 1000).toFixed(2)} s`,
+    `last record -> report: ${(f.reportMs / 1000).toFixed(2)} s; the first status after it answered in ${Number.isNaN(f.statusAfterReportMs) ? 'no time (none within 300 s)' : `${f.statusAfterReportMs.toFixed(0)} ms`}`,
     `coordinator: peak RSS ${f.peakRssMiB.toFixed(0)} MiB, CPU ${(f.cpuCores * 100).toFixed(0)}% of one core`,
   ];
 }

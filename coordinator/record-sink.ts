@@ -7,9 +7,10 @@
 //
 // Group commit: each file has one writer. Batches for a file that arrive while its previous
 // synced write is in flight wait and then go together, in one write on a handle opened O_DSYNC
-// (so the write returns once the lines are on disk), each answered after it. A file's handle stays open while its run takes records (at most
-// MAX_OPEN_FILES at once, the least recently used idle one closed first) and its folder is made
-// once; forget() closes and drops everything of a finished run.
+// (so the write returns once the lines are on disk), each answered after it. A file's handle
+// stays open while its run takes records (at most MAX_OPEN_FILES at once, the least recently
+// used idle one closed first) and its folder is made once; forget() closes and drops
+// everything of a finished run.
 import { constants } from 'node:fs';
 import { open, mkdir, type FileHandle } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';

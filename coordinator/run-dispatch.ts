@@ -374,9 +374,9 @@ export class RunDispatch {
     // Before the runs are loaded every run would look unknown, and the agent would stop its harness.
     await this.loaded;
     if (!this.lifecycle.has(runId)) return { runId, next: {}, wanted: false };
-    const run = this.lifecycle.get(runId);
-    const m = run.machines[machine];
-    if (!m) return { runId, next: {}, wanted: false };
+    // One machine's state, not a copy of the run: a thousand agents resume after a restart.
+    const m = this.lifecycle.machineState(runId, machine);
+    if (m.state === null) return { runId, next: {}, wanted: false };
     const plan = await this.planOf(runId);
     const next: Partial<Record<Policy, number>> = {};
     for (const policy of plan.policies) next[policy] = await this.sink.nextSeq(this.store.rawPath(runId, machine, policy));

@@ -554,9 +554,10 @@ export class RunLifecycle {
   }
 
   /** The run's plan SHA-256 and `machine`'s state, without copying the run (the record path asks per batch). */
-  machineState(runId: string, machine: string): { planSha256: string; state: MachineState | null } {
+  machineState(runId: string, machine: string): { planSha256: string; state: MachineState | null; message: string | null } {
     const run = this.stored(runId);
-    return { planSha256: run.planSha256, state: run.machines[machine]?.state ?? null };
+    const m = run.machines[machine];
+    return { planSha256: run.planSha256, state: m?.state ?? null, message: m?.message ?? null };
   }
 
   /**

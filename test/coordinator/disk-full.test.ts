@@ -120,7 +120,8 @@ test('a coordinator process whose disk fills during finalization says it retries
     assert.match(retrying.finalizing ?? '', /^finalizing failed: .*ENOSPC.*; retrying in 1 s$/);
     const status = await runCli(['status', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
     assert.equal(status.code, 0, status.stderr);
-    assert.match(status.stdout, new RegExp(`${runId} +delivering \\(finalizing failed: .*ENOSPC.*; retrying in \\d+ s\\)`));
+    // What finalization had summarized before the write that failed comes first, when it is known.
+    assert.match(status.stdout, new RegExp(`${runId} +delivering \\((summarized \\d+ of \\d+ raw files?; )?finalizing failed: .*ENOSPC.*; retrying in \\d+ s\\)`));
     // What `status --json` prints: the status answer as it is.
     const answer = await request<ControlToCoordinator, 'status'>(control, 10_000, 'status');
     const listed = answer.ok ? answer.value.runs.find((r) => r.runId === runId) : undefined;

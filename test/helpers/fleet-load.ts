@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { connectControl, unwrap, type ControlSocket } from '../../cli/control-client.ts';
 import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
@@ -60,6 +61,12 @@ export interface FleetLoadFigures {
   peakRssMiB: number;
   /** Coordinator CPU time over the wall time of the load, as a share of one core (1 = one core busy). */
   cpuCores: number;
+  /**
+   * This process's own event-loop delay during ingest, ms: the thousand simulated agents and the
+   * probes share it, so every latency above includes up to this much of the generator's own
+   * queue (real agents each have a machine of their own).
+   */
+  generatorDelayMs: { p50: number; p99: number; max: number };
   runState: string;
   restarts: number;
 }
@@ -125,6 +132,8 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     const { runId } = unwrap(await request<ControlToCoordinator, 'run:start'>(control, 120_000, 'run:start', { planText: `${JSON.stringify(plan)}\n`, machines: fleet.names }));
     const runStartMs = performance.now() - startAt;
     const ingestFrom = Date.now();
+    const generatorDelay = monitorEventLoopDelay({ resolution: 10 });
+    generatorDelay.enable();
     log(`run ${runId} started in ${runStartMs.toFixed(0)} ms: ${samples} samples per machine at ${options.pace}/s`);
     let cookie = await dashboardSession(dashboardUrl, token);
 
@@ -213,6 +222,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     });
     await fleet.allDelivered(runId, left());
     const deliveredAt = Date.now();
+    generatorDelay.disable();
     const ingestMs = deliveredAt - ingestFrom;
     log(`every machine delivered after ${(ingestMs / 1000).toFixed(1)} s`);
     const reportAt = await reported;
@@ -249,6 +259,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       statusAfterReportMs,
       peakRssMiB: peakKiB / 1024,
       cpuCores: (cpuBefore + use.cpuS) / ((Date.now() - started) / 1000),
+      generatorDelayMs: { p50: generatorDelay.percentile(50) / 1e6, p99: generatorDelay.percentile(99) / 1e6, max: generatorDelay.max / 1e6 },
       runState: final?.state ?? (last === null ? 'status not answered in 300 s' : 'missing'),
       restarts,
     };
@@ -274,5 +285,6 @@ export function describeFigures(f: FleetLoadFigures): string[] {
     `progress lag: max ${(f.progressLagMs / 1000).toFixed(2)} s`,
     `last record -> report: ${(f.reportMs / 1000).toFixed(2)} s; the first status after it answered in ${Number.isNaN(f.statusAfterReportMs) ? 'no time (none within 300 s)' : `${f.statusAfterReportMs.toFixed(0)} ms`}`,
     `coordinator: peak RSS ${f.peakRssMiB.toFixed(0)} MiB, CPU ${(f.cpuCores * 100).toFixed(0)}% of one core`,
+    `load generator's own event-loop delay during ingest (in every latency above): p50 ${f.generatorDelayMs.p50.toFixed(0)} ms, p99 ${f.generatorDelayMs.p99.toFixed(0)} ms, max ${f.generatorDelayMs.max.toFixed(0)} ms`,
   ];
 }

@@ -66,6 +66,8 @@ interface SimRun {
   runId: string;
   planSha256: string;
   slots: SampleSlot[];
+  /** Per slot, its line in its policy's file (the environment row is line 0). */
+  lineOf: Int32Array;
   repeats: number;
   jobs: number;
   done: number;
@@ -85,6 +87,16 @@ export interface FleetFigures {
   /** Requests that got no answer in time (retried). */
   timeouts: number;
   connectedAt: Map<string, number>;
+}
+
+/** Each slot's line in its policy's file: the probes ask for it per agent twice a second. */
+function linesOfSlots(slots: readonly SampleSlot[]): Int32Array {
+  const next = new Map<Policy, number>();
+  return Int32Array.from(slots, (slot) => {
+    const line = (next.get(slot.policy) ?? 0) + 1;
+    next.set(slot.policy, line);
+    return line;
+  });
 }
 
 /** The environment row of one policy file, for `plan` on `machine`. */
@@ -161,7 +173,7 @@ export class SimulatedAgent {
     if (kernels === 'all' || arms === 'all') return { ok: false, code: 'PLAN_INVALID', message: 'the simulated agent needs the kernels and arms named' };
     const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });
     const run: SimRun = {
-      runId: assignment.runId, planSha256: assignment.planSha256, slots, repeats: plan.repeats, jobs: plan.jobs, done: 0, files: new Map(), delivered: false, finishing: false,
+      runId: assignment.runId, planSha256: assignment.planSha256, slots, lineOf: linesOfSlots(slots), repeats: plan.repeats, jobs: plan.jobs, done: 0, files: new Map(), delivered: false, finishing: false,
       environment: (policy) => environmentLine(this.name, policy, assignment.planSha256, plan),
       progress: new ProgressPacer((p) => {
         if (this.socket.connected) this.socket.emit('run:progress', p);
@@ -289,9 +301,7 @@ export class SimulatedAgent {
     const slot = run.slots[shownDone] as SampleSlot;
     const f = run.files.get(slot.policy);
     if (!f) return null;
-    let index = 0;
-    for (let i = 0; i <= shownDone; i++) if ((run.slots[i] as SampleSlot).policy === slot.policy) index++;
-    return f.sentAt[index] ?? null;
+    return f.sentAt[run.lineOf[shownDone] as number] ?? null;
   }
 }
 

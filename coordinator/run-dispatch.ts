@@ -115,11 +115,13 @@ export class RunDispatch {
   runChanged(run: RunSummary): void {
     if (run.state === 'delivering') this.finalize(run.runId);
     // Only machines with a run waiting for them: every announcement of a thousand-machine run
-    // would otherwise ask again for each of its ended machines.
+    // would otherwise ask again for each of its ended machines. The queues are looked at only
+    // when some machine of this run could start one (none while it runs: its progress is
+    // announced four times a second).
+    const free = Object.entries(run.machines).filter(([, m]) => isTerminal(m.state) || m.state === 'queued');
+    if (free.length === 0) return;
     const waiting = new Set(this.lifecycle.queuedMachines());
-    for (const [machine, m] of Object.entries(run.machines)) {
-      if ((isTerminal(m.state) || m.state === 'queued') && waiting.has(machine)) background(log, `starting the next run of ${machine}`, this.startNext(machine));
-    }
+    for (const [machine] of free) if (waiting.has(machine)) background(log, `starting the next run of ${machine}`, this.startNext(machine));
   }
 
   /** Load every run and pick up what a restart interrupted. */

@@ -11,6 +11,19 @@ export interface Rng {
   below(bound: number): number;
 }
 
+/** The state words of the generators createRng made, for hot loops that step xoshiro128** themselves (rngState). */
+const states = new WeakMap<Rng, Int32Array>();
+
+/**
+ * The four state words of a generator from createRng (null for any other Rng): a loop that
+ * draws millions of words may keep them in local variables, step them with xoshiro128**'s
+ * arithmetic (as nextU32 does) and write them back when done, so that the generator goes on
+ * exactly where nextU32 would have.
+ */
+export function rngState(rng: Rng): Int32Array | null {
+  return states.get(rng) ?? null;
+}
+
 function splitmix32(state: number): () => number {
   let s = state >>> 0;
   return () => {
@@ -45,11 +58,13 @@ export function createRng(seed: number, stream = 0): Rng {
     s[3] = (d << 11) | (d >>> 21);
     return result;
   };
-  return {
+  const rng: Rng = {
     nextU32,
     next: () => nextU32() / 4294967296,
     below: (bound) => Math.floor((nextU32() / 4294967296) * bound),
   };
+  states.set(rng, s);
+  return rng;
 }
 
 function rotl(x: number, k: number): number {

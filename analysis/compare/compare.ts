@@ -9,6 +9,7 @@ import { compareGroup, type GroupKey, type Member } from './compare-group.ts';
 import { COMPARISON_FORMAT, COMPARISON_FORMAT_VERSION, DEFAULT_ALPHA, DEFAULT_MARGIN, DEFAULT_RUN_COST_SECONDS, DEFAULT_TARGET, type Comparison, type CompareSettings } from './compare-types.ts';
 import { DEFAULT_ARM, pickDefaultArm } from '../report/default-arm.ts';
 import type { ParsedRaw } from '../raw/raw-types.ts';
+import type { EnvironmentRecord } from '../../shared/records.ts';
 import { environmentNotes, redoneNotes } from '../report/report-notes.ts';
 import { pairRounds } from '../summary/round-pairs.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from '../summary/summary-types.ts';
@@ -20,6 +21,28 @@ export interface RunFile {
   /** File name stem: the policy when the file has no environment row. */
   stem: string;
   parsed: ParsedRaw;
+  /**
+   * Set when `parsed.samples` holds only the compared arms' samples (and native's), the file
+   * having been read on another thread (compare-threads.ts): what buildComparison otherwise
+   * takes from all of its samples.
+   */
+  whole?: FileFacts;
+}
+
+/** What a comparison needs to know of a raw file's samples besides those it compares. */
+export interface FileFacts {
+  /** The pool arms the file holds, in the order of their first samples. */
+  arms: string[];
+  /** Seconds of timed repeats per round (roundCost). */
+  roundCostSeconds: number;
+}
+
+export function fileFacts(parsed: ParsedRaw): FileFacts {
+  return { arms: poolArms(parsed), roundCostSeconds: roundCost(parsed) };
+}
+
+function poolArms(parsed: ParsedRaw): string[] {
+  return [...new Set(parsed.samples.filter((s) => s.record.arm !== NATIVE_ARM).map((s) => s.record.arm))];
 }
 
 export interface RunInput {
@@ -85,27 +108,15 @@ export function buildComparison(inputs: readonly RunInput[], options: CompareOpt
     if (options.arm === NATIVE_ARM) throw new BenchfleetError('USAGE', '--arm native compares native with itself; choose a pool arm');
   }
   const notes: string[] = [];
-  const files = inputs.flatMap((input) =>
-    input.files.map((file) => {
-      const env = file.parsed.environment;
-      return { run: input.run, env, machine: env?.machine ?? file.folderMachine, policy: env?.policy ?? file.stem, file };
-    }),
-  );
-  const selected = files.filter((f) => (options.machine === undefined || f.machine === options.machine) && (options.policy === undefined || f.policy === options.policy));
-  if (selected.length === 0) {
-    const machines = [...new Set(files.map((f) => f.machine))].join(', ');
-    throw new BenchfleetError('USAGE', `nothing to compare${options.machine ? ` for --machine ${options.machine}` : ''}${options.policy ? ` and --policy ${options.policy}` : ''}; the runs hold machines ${machines || 'none'}`);
-  }
+  const armNotes: string[] = [];
+  const { selected, arms } = comparedFiles(inputs, options, armNotes);
   for (const f of selected) if (f.env === null) notes.push(`${f.run}: ${f.machine}/${f.policy} has no environment row, so no plan SHA256; it is grouped under an unknown plan.`);
-
-  // The arms are chosen from the samples, and only native's and theirs are paired: comparing
-  // one arm of a study-sized run need not take the medians of the other sixteen.
-  const arms = chooseArms(selected.map((f) => new Set(f.file.parsed.samples.filter((s) => s.record.arm !== NATIVE_ARM).map((s) => s.record.arm))), options.arm, notes);
+  notes.push(...armNotes);
   const wanted = (arm: string) => arm === NATIVE_ARM || arms.has(arm);
   const pairings = selected.map((f) => ({
     ...f,
     groups: pairRounds(f.file.parsed.samples.filter((s) => wanted(s.record.arm)), f.env ? Object.keys(f.env.corpus) : []).groups,
-    cost: roundCost(f.file.parsed),
+    cost: f.file.whole?.roundCostSeconds ?? roundCost(f.file.parsed),
   }));
 
   const members = new Map<string, { key: GroupKey; members: Member[] }>();
@@ -138,6 +149,38 @@ export function buildComparison(inputs: readonly RunInput[], options: CompareOpt
     groups,
     notes,
   };
+}
+
+/** A raw file with the machine and policy it is compared under. */
+export interface ComparedFile {
+  run: string;
+  env: EnvironmentRecord | null;
+  machine: string;
+  policy: string;
+  file: RunFile;
+}
+
+/**
+ * The files buildComparison compares (--machine and --policy applied) and the pool arms it
+ * compares in them; throws as buildComparison does when there is nothing to compare. Notes the
+ * arm chosen in another arm's stead.
+ */
+export function comparedFiles(inputs: readonly RunInput[], options: CompareOptions, notes: string[]): { selected: ComparedFile[]; arms: Set<string> } {
+  const files = inputs.flatMap((input) =>
+    input.files.map((file): ComparedFile => {
+      const env = file.parsed.environment;
+      return { run: input.run, env, machine: env?.machine ?? file.folderMachine, policy: env?.policy ?? file.stem, file };
+    }),
+  );
+  const selected = files.filter((f) => (options.machine === undefined || f.machine === options.machine) && (options.policy === undefined || f.policy === options.policy));
+  if (selected.length === 0) {
+    const machines = [...new Set(files.map((f) => f.machine))].join(', ');
+    throw new BenchfleetError('USAGE', `nothing to compare${options.machine ? ` for --machine ${options.machine}` : ''}${options.policy ? ` and --policy ${options.policy}` : ''}; the runs hold machines ${machines || 'none'}`);
+  }
+  // The arms are chosen from the samples, and only native's and theirs are paired: comparing
+  // one arm of a study-sized run need not take the medians of the other sixteen.
+  const arms = chooseArms(selected.map((f) => new Set(f.file.whole?.arms ?? poolArms(f.file.parsed))), options.arm, notes);
+  return { selected, arms };
 }
 
 function chooseArms(present: readonly ReadonlySet<string>[], requested: string | undefined, notes: string[]): Set<string> {

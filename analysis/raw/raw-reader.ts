@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { BenchfleetError } from '../../shared/errors.ts';
-import { readJsonlFile, splitJsonl, type JsonlFile } from '../../shared/jsonl-file.ts';
+import { readJsonlFile, splitJsonl, type JsonlFile, type JsonlLines } from '../../shared/jsonl-file.ts';
 import type { EnvironmentRecord } from '../../shared/records.ts';
 import { planMismatch, validateEnvironment, validateSample } from '../../shared/record-validate.ts';
 import { supersedeInterrupted } from './segments.ts';
@@ -102,22 +102,33 @@ export function parseRawLines(lines: readonly unknown[], truncatedLast = false):
 
 /** Splits JSONL text into lines (LF or CRLF) and validates them. */
 export function parseRawText(text: string): ParsedRaw {
-  const { lines, torn } = splitJsonl(text);
-  // A torn last line is kept, to be reported as the truncation it is.
+  return parseSplitLines(splitJsonl(text));
+}
+
+function parseSplitLines(split: JsonlLines): ParsedRaw {
+  return parseRawLines(rawLines(split), split.torn !== '');
+}
+
+/** The lines parseRawLines is given for a split text: CRLF's CR cut off, a torn last line kept (to be reported as the truncation it is). */
+function rawLines({ lines, torn }: JsonlLines): string[] {
   const all = torn === '' ? lines : [...lines, torn];
-  return parseRawLines(all.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)), torn !== '');
+  return all.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 }
 
 export interface RawFile {
   parsed: ParsedRaw;
   source: RawSource;
+  /** The lines as validated: line n of `parsed` is lines[n - 1]. */
+  lines: readonly string[];
 }
 
 /** The validated records of a raw file as read, and where they came from (`path`'s name, size and SHA256). */
 export function parseRawFile(path: string, file: JsonlFile): RawFile {
-  const parsed = parseRawText(file.bytes.toString('utf8'));
+  // The file's lines as read (split as parseRawText splits the text), not decoded a second time.
+  const lines = rawLines(file);
+  const parsed = parseRawLines(lines, file.torn !== '');
   const source = { file: basename(path), bytes: file.bytes.length, sha256: createHash('sha256').update(file.bytes).digest('hex'), lines: parsed.lines };
-  return { parsed, source };
+  return { parsed, source, lines };
 }
 
 /** Reads and validates a raw file; throws a one-line error when it cannot be read at all. */

@@ -107,14 +107,11 @@ export const compareCommand: CommandModule<object, Args> = {
     const format: CompareFormat = chosen[0] ?? (process.stdout.isTTY === true ? 'text' : 'markdown');
     // The comparison is loaded here, not at the top: every command's definition is read for any
     // command's --help, and a command should load only what it runs.
-    const [{ loadRuns }, { buildComparisonOnThreads }, { renderComparison }] = await Promise.all([
-      import('../../analysis/compare/compare-load.ts'),
+    const [{ ComparePool, loadRunsOnThreads, buildComparisonOnThreads }, { renderComparison }] = await Promise.all([
       import('../../analysis/compare/compare-threads.ts'),
       import('../../analysis/compare/compare-render.ts'),
     ]);
-    const skipped: string[] = [];
-    const runs = await loadRuns(args.runs, args.data, skipped);
-    const comparison = await buildComparisonOnThreads(runs, {
+    const options = {
       seed: args.seed,
       resamples: args.resamples,
       target: args.target / 100,
@@ -126,7 +123,17 @@ export const compareCommand: CommandModule<object, Args> = {
       ...(args.policy === undefined ? {} : { policy: args.policy }),
       ...(args.kernel === undefined ? {} : { kernel: args.kernel }),
       ...(args.arm === undefined ? {} : { arm: args.arm }),
-    });
+    };
+    const skipped: string[] = [];
+    // One pool of worker threads reads the raw files and then computes the bootstraps.
+    const pool = new ComparePool();
+    let comparison;
+    try {
+      const runs = await loadRunsOnThreads(args.runs, args.data, skipped, options, pool);
+      comparison = await buildComparisonOnThreads(runs, options, undefined, pool);
+    } finally {
+      await pool.close();
+    }
     comparison.notes.push(...skipped);
     process.stdout.write(renderComparison(comparison, format));
     const tripped = trippedGates(comparison, args['fail-on']);

@@ -55,7 +55,7 @@ test('a command loads its implementation in its handler (await import), and thos
   // definitions stay cheap by importing what the command runs with import('...') in the
   // handler. The floors above must hold for those imports too, so the graph must see them.
   const loaded: Record<string, string> = {
-    'cli/commands/compare.ts': 'analysis/compare/compare-load.ts',
+    'cli/commands/compare.ts': 'analysis/compare/compare-threads.ts',
     'cli/commands/coordinator.ts': 'coordinator/server.ts',
     'cli/commands/agent.ts': 'agent/agent.ts',
     'cli/commands/harness.ts': 'agent/harness/harness-main.ts',

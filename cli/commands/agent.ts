@@ -7,7 +7,6 @@ import { describeBadMachineName, validMachineName } from '../../shared/machine-n
 import { loadToken } from '../../shared/token-file.ts';
 import { BenchfleetError, FATAL_AUTH_EXIT_CODE, isBenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
-import { coordinatorUrl } from '../control-client.ts';
 import { refuseTokenFlag } from '../token-options.ts';
 import { checkLoadWait, isolationOptions, type IsolationArgs } from '../isolation-options.ts';
 
@@ -41,6 +40,7 @@ export const agentCommand: CommandModule<object, Args> = {
       .example('$0 agent --coordinator http://10.0.0.5:7420 --name ryzen --cpus 4-11 --nice 19 --heap-mb 128', 'the study\'s Ryzen set-up'),
   handler: async (args) => {
     const { Agent } = await import('../../agent/agent.ts');
+    const { coordinatorUrl } = await import('../control-client.ts');
     if (!validMachineName(args.name)) throw new BenchfleetError('USAGE', `--name ${describeBadMachineName(args.name)}`);
     checkLoadWait(args);
     const fatalExit = args['fatal-exit-code'];

@@ -5,7 +5,6 @@ import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { BenchfleetError } from '../../shared/errors.ts';
-import { validateRunId } from '../../shared/protocol/validate.ts';
 import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { printJson, printLine } from '../output.ts';
 
@@ -23,6 +22,7 @@ export const resultsCommand: CommandModule<object, Args> = {
     ),
   handler: async (args) => {
     const { controlTarget } = await import('../control-client.ts');
+    const { validateRunId } = await import('../../shared/protocol/validate.ts');
     const { downloadRun } = await import('../run-download.ts');
     const { verifyManifest } = await import('../../analysis/raw/manifest.ts');
     const out = resolve(args.out);

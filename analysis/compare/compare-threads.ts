@@ -12,12 +12,13 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { NATIVE_ARM } from '../../shared/arms.ts';
+import { DEFAULT_ARM } from '../report/default-arm.ts';
 import { validateSample } from '../../shared/record-validate.ts';
 import { BenchfleetError, isErrorCode } from '../../shared/errors.ts';
 import { workerScript, type WorkerScript } from '../../shared/worker-script.ts';
 import { buildComparison, comparedFiles, type CompareOptions, type RunInput } from './compare.ts';
 import type { Comparison } from './compare-types.ts';
-import type { CompareAnswer, CompareJob } from './compare-worker.ts';
+import type { CompareAnswer, CompareJob, SampleLines } from './compare-worker.ts';
 import { groupHierarchical } from './compare-group.ts';
 import { loadRuns, readHere, type LoadedRaw } from './compare-load.ts';
 import type { Interval } from '../statistics/interval.ts';
@@ -36,6 +37,16 @@ export const MIN_DRAWS_FOR_THREADS = 2e7;
  */
 export const MIN_BYTES_FOR_THREADS = 4 * 1024 * 1024;
 
+/** Sample lines from a worker, parsed and checked here: the worker checked them already, with this same check. */
+function checkedSamples({ lines, text }: SampleLines): LineSample[] {
+  if (lines.length === 0) return [];
+  return text.split('\n').map((json, i) => {
+    const checked = validateSample(JSON.parse(json));
+    if (!checked.ok) throw new BenchfleetError('INTERNAL', `a sample line a comparison worker passed fails its check here: ${checked.message}`);
+    return { line: lines[i] as number, record: checked.value };
+  });
+}
+
 /** Files a worker is given at a time: the next one is there when it finishes one. */
 const READS_IN_FLIGHT = 3;
 
@@ -50,9 +61,9 @@ export class ComparePool {
   readonly #workers: Worker[] = [];
   readonly #pending = new Map<number, { resolve: (answer: CompareAnswer) => void; reject: (error: unknown) => void }>();
   /** The worker that read each file: its samples are asked of it. */
-  readonly #readBy = new WeakMap<ParsedRaw, { worker: Worker; id: number }>();
+  readonly #readBy = new WeakMap<ParsedRaw, { worker: Worker; id: number; likely: { arms: readonly string[]; samples: LineSample[] } }>();
   /** Reads not yet sent, and how many each worker has. */
-  readonly #reads: { path: string; resolve: (raw: LoadedRaw) => void; reject: (error: unknown) => void }[] = [];
+  readonly #reads: { path: string; likely: string[]; resolve: (raw: LoadedRaw) => void; reject: (error: unknown) => void }[] = [];
   readonly #reading = new Map<Worker, number>();
   #ids = 0;
   #next = 0;
@@ -135,9 +146,9 @@ export class ComparePool {
    * them. Files go to the workers as they free up, at most READS_IN_FLIGHT each: files of
    * different sizes still end at about the same time on every worker.
    */
-  read(path: string): Promise<LoadedRaw> {
+  read(path: string, likely: readonly string[] = []): Promise<LoadedRaw> {
     return new Promise<LoadedRaw>((resolve, reject) => {
-      this.#reads.push({ path, resolve, reject });
+      this.#reads.push({ path, likely: [...likely], resolve, reject });
       this.#pumpReads();
     });
   }
@@ -153,10 +164,11 @@ export class ComparePool {
           this.#reading.set(worker, (this.#reading.get(worker) ?? 1) - 1);
           this.#pumpReads();
         };
-        this.#ask<'read'>(worker, { type: 'read', id, path: next.path }).then(
-          ({ parsed, source, facts }) => {
-            this.#readBy.set(parsed, { worker, id });
+        this.#ask<'read'>(worker, { type: 'read', id, path: next.path, likely: next.likely }).then(
+          ({ parsed, source, facts, likely }) => {
             done();
+            // Parsed here while the workers read on: most often they are the samples wanted.
+            this.#readBy.set(parsed, { worker, id, likely: { arms: next.likely, samples: checkedSamples(likely) } });
             next.resolve({ parsed, source, whole: facts });
           },
           (error: unknown) => {
@@ -173,14 +185,10 @@ export class ComparePool {
     const file = this.#readBy.get(parsed);
     if (file === undefined) throw new BenchfleetError('INTERNAL', 'samples asked for a file no comparison worker read');
     this.#readBy.delete(parsed);
-    const { lines, text } = await this.#ask<'samples'>(file.worker, { type: 'samples', id: file.id, arms: [...arms] });
-    if (lines.length === 0) return [];
-    // The worker checked these lines already, with this same check.
-    return text.split('\n').map((json, i) => {
-      const checked = validateSample(JSON.parse(json));
-      if (!checked.ok) throw new BenchfleetError('INTERNAL', `a sample line a comparison worker passed fails its check here: ${checked.message}`);
-      return { line: lines[i] as number, record: checked.value };
-    });
+    const sameArms = arms.length === file.likely.arms.length && arms.every((arm) => file.likely.arms.includes(arm));
+    // The likely arms' samples came with the file: the worker need only forget it.
+    const answer = await this.#ask<'samples'>(file.worker, { type: 'samples', id: file.id, arms: sameArms ? [] : [...arms] });
+    return sameArms ? file.likely.samples : checkedSamples(answer);
   }
 
   /** A group's hierarchical bootstrap on a worker. */
@@ -219,7 +227,10 @@ export async function loadRunsOnThreads(args: readonly string[], dataDir: string
       await pool.start();
       return (threaded = pool.started);
     });
-    return paths.map(async (path) => ((await onThreads) ? pool.read(path) : (readHere([path])[0] as Promise<LoadedRaw>)));
+    // The arms most likely compared: the one asked for, else the default (unless another is
+    // missing from some file), and native's.
+    const likely = [NATIVE_ARM, options.arm ?? DEFAULT_ARM];
+    return paths.map(async (path) => ((await onThreads) ? pool.read(path, likely) : (readHere([path])[0] as Promise<LoadedRaw>)));
   });
   if (!threaded) return runs;
   let arms: string[] = [];

@@ -15,20 +15,26 @@ import { groupHierarchical, type GroupKey } from './compare-group.ts';
 import { fileFacts, type FileFacts } from './compare.ts';
 
 export type CompareJob =
-  | { type: 'read'; id: number; path: string }
+  /** `likely`: the arms whose samples are probably wanted, sent at once with the answer (the file is still kept). */
+  | { type: 'read'; id: number; path: string; likely: string[] }
   /** The samples of `arms` (native included when wanted) of a file read before, which is then forgotten; no arms: only forget it. */
   | { type: 'samples'; id: number; arms: string[] }
   | { type: 'hierarchical'; id: number; key: GroupKey; perRound: number[][]; seed: number; resamples: number; confidence: number }
   | { type: 'end' };
 
 export type CompareAnswer =
-  /** A file read and checked: everything but its samples, which stay here until asked for. */
-  | { type: 'read'; id: number; parsed: ParsedRaw; source: RawSource; facts: FileFacts }
-  /** The samples asked for: their lines (1-based, in file order) and those lines' text joined by newlines. */
-  | { type: 'samples'; id: number; lines: Int32Array; text: string }
+  /** A file read and checked: everything but its samples, which stay here until asked for, and the likely arms' samples. */
+  | { type: 'read'; id: number; parsed: ParsedRaw; source: RawSource; facts: FileFacts; likely: SampleLines }
+  | ({ type: 'samples'; id: number } & SampleLines)
   | { type: 'interval'; id: number; interval: Interval }
   /** `code` is the BenchfleetError's code, null for any other error. */
   | { type: 'failed'; id: number; job: 'read' | 'samples' | 'hierarchical'; code: string | null; message: string };
+
+/** Samples as their lines (1-based, in file order) and those lines' text joined by newlines. */
+export interface SampleLines {
+  lines: Int32Array;
+  text: string;
+}
 
 /**
  * Each file read, until its samples are asked for: the lines of its samples and their arms,
@@ -36,21 +42,27 @@ export type CompareAnswer =
  * the few it asks for again), so they die young instead of being copied from one generation of
  * the heap to the next while the other files are read.
  */
-const files = new Map<number, { sampleLines: Int32Array; arms: string[]; lines: readonly string[] }>();
+type KeptFile = { sampleLines: Int32Array; arms: string[]; lines: readonly string[] };
+const files = new Map<number, KeptFile>();
+
+function sampleLines(file: KeptFile, arms: readonly string[]): SampleLines {
+  const wanted = new Set(arms);
+  const lines = file.sampleLines.filter((_, i) => wanted.has(file.arms[i] as string));
+  return { lines, text: Array.from(lines, (line) => file.lines[line - 1]).join('\n') };
+}
 
 async function answer(job: Exclude<CompareJob, { type: 'end' }>): Promise<CompareAnswer> {
   if (job.type === 'hierarchical') return { type: 'interval', id: job.id, interval: groupHierarchical(job.key, job.perRound, job) };
   if (job.type === 'read') {
     const { parsed, source, lines } = await readRawFile(job.path);
-    files.set(job.id, { sampleLines: Int32Array.from(parsed.samples, (s) => s.line), arms: parsed.samples.map((s) => s.record.arm), lines });
-    return { type: 'read', id: job.id, parsed: { ...parsed, samples: [] }, source, facts: fileFacts(parsed) };
+    const file = { sampleLines: Int32Array.from(parsed.samples, (s) => s.line), arms: parsed.samples.map((s) => s.record.arm), lines };
+    files.set(job.id, file);
+    return { type: 'read', id: job.id, parsed: { ...parsed, samples: [] }, source, facts: fileFacts(parsed), likely: sampleLines(file, job.likely) };
   }
   const file = files.get(job.id);
   files.delete(job.id);
   if (file === undefined) throw new BenchfleetError('INTERNAL', `no raw file ${job.id} read on this thread`);
-  const wanted = new Set(job.arms);
-  const lines = file.sampleLines.filter((_, i) => wanted.has(file.arms[i] as string));
-  return { type: 'samples', id: job.id, lines, text: Array.from(lines, (line) => file.lines[line - 1]).join('\n') };
+  return { type: 'samples', id: job.id, ...sampleLines(file, job.arms) };
 }
 
 parentPort?.on('message', (job: CompareJob) => {

@@ -15,8 +15,11 @@ import { syntheticRun } from '../helpers/synthetic-raw.ts';
 
 const kernels = ['aes-cbc-decrypt', 'sha256', 'lz4-compress'];
 
-/** Three runs of two machines and two policies; run-2's ryzen/pages has a bad line, a copied line, CRLF endings and a torn last line. */
-async function makeRuns(): Promise<{ dir: string; runs: string[] }> {
+/**
+ * Three runs of two machines and two policies; run-2's ryzen/pages has a bad line, a copied
+ * line, CRLF endings and a torn last line. `arms` of the third run's files (default: every arm).
+ */
+async function makeRuns(lastArms: readonly string[] = ARM_NAMES): Promise<{ dir: string; runs: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'bf-compare-read-'));
   const runs: string[] = [];
   for (let run = 0; run < 3; run++) {
@@ -25,7 +28,7 @@ async function makeRuns(): Promise<{ dir: string; runs: string[] }> {
     for (const [m, machine] of ['ryzen', 'm2pro'].entries()) {
       await mkdir(join(runDir, machine), { recursive: true });
       for (const [p, policy] of (['pages', 'whole'] as const).entries()) {
-        const records = syntheticRun({ seed: run * 100 + m * 10 + p, machine, policy, kernels, arms: ARM_NAMES, rounds: 5, repeats: 2, shift: run * 0.02 });
+        const records = syntheticRun({ seed: run * 100 + m * 10 + p, machine, policy, kernels, arms: run === 2 ? lastArms : ARM_NAMES, rounds: 5, repeats: 2, shift: run * 0.02 });
         let text = toJsonl(records);
         if (run === 1 && machine === 'ryzen' && policy === 'pages') {
           const lines = text.trimEnd().split('\n');
@@ -112,6 +115,25 @@ test('on worker threads the same refusals come first: a run given twice, a run t
       const threaded = problems(await loadRunsOnThreads(runs, undefined, [], {}, pool, 0));
       assert.deepEqual(threaded, problems(await loadRuns(runs, undefined)));
       assert.deepEqual(threaded?.map((p) => p.kind), ['malformed-json']);
+    } finally {
+      await pool.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('on worker threads a default arm missing from a run is replaced as here, though the workers sent the samples of the default arm first', async () => {
+  const { dir, runs } = await makeRuns(ARM_NAMES.filter((a) => a !== 'taskpool-8-batched'));
+  try {
+    const here = buildComparison(await loadRuns(runs, undefined), { resamples: 200 });
+    const pool = new ComparePool(2);
+    try {
+      const threaded = await loadRunsOnThreads(runs, undefined, [], {}, pool, 0);
+      assert.equal(pool.started, true);
+      assert.deepEqual(buildComparison(threaded, { resamples: 200 }), here);
+      assert.deepEqual(new Set(threaded.flatMap((r) => r.files.flatMap((f) => f.parsed.samples.map((s) => s.record.arm)))), new Set([NATIVE_ARM, 'taskpool-4-batched']));
+      assert.match(here.notes.join('\n'), /taskpool-8-batched is not in every run; comparing taskpool-4-batched/);
     } finally {
       await pool.close();
     }

@@ -10,15 +10,18 @@ import type { StoredRun } from './run-schema.ts';
 export const RUN_FILE = 'run.json';
 export const PLAN_FILE = 'plan.json';
 
+/** Raw file paths remembered (rawPath); forgotten all at once beyond this many. */
+const RAW_PATHS_KEPT = 65_536;
+
 export class RunStore {
   readonly dataDir: string;
+  readonly runsDir: string;
+  /** The record path asks for a raw file's path per batch, thousands of times a second. */
+  readonly #rawPaths = new Map<string, string>();
 
   constructor(dataDir: string) {
     this.dataDir = dataDir;
-  }
-
-  get runsDir(): string {
-    return join(this.dataDir, 'runs');
+    this.runsDir = join(dataDir, 'runs');
   }
 
   runDir(runId: string): string {
@@ -26,7 +29,14 @@ export class RunStore {
   }
 
   rawPath(runId: string, machine: string, policy: Policy): string {
-    return join(this.runDir(runId), machine, `${policy}.jsonl`);
+    const key = `${runId}\u0000${machine}\u0000${policy}`;
+    let path = this.#rawPaths.get(key);
+    if (path === undefined) {
+      if (this.#rawPaths.size >= RAW_PATHS_KEPT) this.#rawPaths.clear();
+      path = join(this.runDir(runId), machine, `${policy}.jsonl`);
+      this.#rawPaths.set(key, path);
+    }
+    return path;
   }
 
   /** The parsed run.json of every run folder; a folder without a readable one is not a run (or was never fully created). */

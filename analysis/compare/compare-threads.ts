@@ -167,9 +167,13 @@ export class ComparePool {
         this.#ask<'read'>(worker, { type: 'read', id, path: next.path, likely: next.likely }).then(
           ({ parsed, source, facts, likely }) => {
             done();
-            // Parsed here while the workers read on: most often they are the samples wanted.
-            this.#readBy.set(parsed, { worker, id, likely: { arms: next.likely, samples: checkedSamples(likely) } });
-            next.resolve({ parsed, source, whole: facts });
+            try {
+              // Parsed here while the workers read on: most often they are the samples wanted.
+              this.#readBy.set(parsed, { worker, id, likely: { arms: next.likely, samples: checkedSamples(likely) } });
+              next.resolve({ parsed, source, whole: facts });
+            } catch (error) {
+              next.reject(error);
+            }
           },
           (error: unknown) => {
             done();

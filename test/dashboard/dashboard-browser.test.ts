@@ -28,7 +28,10 @@ const POLICIES = ['whole', 'pages', 'checkpoint'] as const;
 const KERNELS = ['aes-cbc-decrypt', 'lz4-compress', 'sha256', 'xxhash32'];
 const ARMS = ['native', 'workers-8-batched', 'taskpool-4-batched', 'taskpool-8-batched'];
 /** A plan the agent really runs: small, but long enough to report progress several times. */
-const LIVE_PLAN = { name: 'live progress', kernels: ['xxhash32', 'crc32'], arms: ['native', 'taskpool-1-batched'], policies: ['whole'], rounds: 4, repeats: 2, jobs: 8, seed: 5, schedule: 'sequential' };
+// About 2 s of work (48 jobs x 4 repeats of 8 MiB resets per sample): the agent reports progress at
+// most every 250 ms and the coordinator announces it as often, so a run of a fraction of a
+// second showed the bar only empty and full.
+const LIVE_PLAN = { name: 'live progress', kernels: ['xxhash32', 'crc32'], arms: ['native', 'taskpool-1-batched'], policies: ['whole'], rounds: 4, repeats: 4, jobs: 48, seed: 5, schedule: 'sequential' };
 const LIVE_SAMPLES = 2 * 2 * 4;
 
 let browser: Browser;

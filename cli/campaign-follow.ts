@@ -6,7 +6,8 @@ import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 import type { ControlToCoordinator } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
-import { unwrap, type ControlSocket } from './control-client.ts';
+import { type ControlSocket } from './control-client.ts';
+import { unwrap } from '../shared/protocol/failure.ts';
 
 export function campaignEnded(c: CampaignSummary): boolean {
   return c.state === 'finished' || c.state === 'cancelled';

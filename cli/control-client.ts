@@ -9,7 +9,7 @@ import { probeCoordinator, type HttpTarget } from '../shared/protocol/http-clien
 import { COORDINATOR_ENV, type ConnectionArgs } from './connection-options.ts';
 import { fromFailure } from '../shared/protocol/failure.ts';
 import { coordinatorVersionRefusal, upgradeHeaders } from '../shared/protocol/protocol-version.ts';
-import { CONTROL_NAMESPACE, PROTOCOL_VERSION, type Ack, type ControlToCoordinator, type CoordinatorToControl } from '../shared/protocol/events.ts';
+import { CONTROL_NAMESPACE, PROTOCOL_VERSION, type ControlToCoordinator, type CoordinatorToControl } from '../shared/protocol/events.ts';
 
 export type ControlSocket = Socket<CoordinatorToControl, ControlToCoordinator>;
 
@@ -72,8 +72,3 @@ export async function connectControl(args: ConnectionArgs, options: { token?: st
   return socket;
 }
 
-/** The value of an acknowledged request, or its refusal as the BenchfleetError with the coordinator's code. */
-export function unwrap<T>(result: Ack<T>): T {
-  if (!result.ok) throw fromFailure(result);
-  return result.value;
-}

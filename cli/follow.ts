@@ -7,7 +7,7 @@ import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { ControlToCoordinator, RunSummary } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
 import type { ControlSocket } from './control-client.ts';
-import { unwrap } from './control-client.ts';
+import { unwrap } from '../shared/protocol/failure.ts';
 import { DEFAULT_RECONNECT_MS, type FollowResult } from './follow-options.ts';
 import { formatDuration, ProgressDisplay } from './progress-display.ts';
 

@@ -5,6 +5,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { FORGET_AFTER_DAYS, MAX_AGENTS } from '../../coordinator/agent-registry.ts';
 import { request } from '../../shared/protocol/request.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { printJson, printLine } from '../output.ts';
@@ -20,7 +21,7 @@ const forgetCommand: CommandModule<object, ForgetArgs> = {
       .example('$0 agents forget old-ryzen', 'a machine that will not come back')
       .epilogue(`Refused while the agent is online or a run still needs it. The coordinator also forgets an agent offline for more than ${FORGET_AFTER_DAYS} days, and beyond ${MAX_AGENTS} agents the ones heard from longest ago, with a log line each.`),
   handler: async (args) => {
-    const { connectControl, unwrap } = await import('../control-client.ts');
+    const { connectControl } = await import('../control-client.ts');
     const socket = await connectControl(args);
     try {
       const left = unwrap(await request<ControlToCoordinator, 'agents:forget'>(socket, 10_000, 'agents:forget', args.name));

@@ -10,8 +10,9 @@ import { BenchfleetError } from '../../shared/errors.ts';
 import type { CampaignRequest, CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
-import type { ControlSocket, unwrap } from '../control-client.ts';
+import type { ControlSocket } from '../control-client.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 import { reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 
@@ -51,11 +52,11 @@ interface ReportArgs { id: string; data: string; json: boolean; html: boolean; m
 
 // What each subcommand runs is loaded when it runs (`await import`), not with the definitions,
 // which every command's --help reads: the connection alone loads socket.io.
-async function withControl<T>(args: ConnectionArgs, work: (socket: ControlSocket, unwrapAck: typeof unwrap) => Promise<T>): Promise<T> {
-  const { connectControl, unwrap } = await import('../control-client.ts');
+async function withControl<T>(args: ConnectionArgs, work: (socket: ControlSocket) => Promise<T>): Promise<T> {
+  const { connectControl } = await import('../control-client.ts');
   const socket = await connectControl(args);
   try {
-    return await work(socket, unwrap);
+    return await work(socket);
   } finally {
     socket.close();
   }
@@ -116,7 +117,7 @@ const startCommand: CommandModule<object, StartArgs> = {
       ...(args.arm !== undefined ? { arm: args.arm } : {}),
     };
     if (body.until !== undefined && body.runs !== undefined && body.runs < 3) throw new BenchfleetError('USAGE', `with --until, --runs is the least runs before the rule is checked, at least 3 (two runs cannot measure a spread); got ${body.runs}`);
-    const started = await withControl(args, async (socket, unwrapAck) => unwrapAck(await request<ControlToCoordinator, 'campaign:start'>(socket, 120_000, 'campaign:start', body)));
+    const started = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:start'>(socket, 120_000, 'campaign:start', body)));
     if (!args.follow) {
       if (args.json) printJson(started);
       else printLine(started.campaignId);
@@ -134,7 +135,7 @@ const statusCommand: CommandModule<object, IdArgs> = {
   describe: 'Where a campaign stands: its runs, machines that dropped out, the stop rule\'s progress',
   builder: (y) => reconnectOption(connectionOptions(idPositional(y))),
   handler: async (args) => {
-    const c = await withControl(args, async (socket, unwrapAck) => unwrapAck(await request<ControlToCoordinator, 'campaign:follow'>(socket, 30_000, 'campaign:follow', args.id)));
+    const c = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:follow'>(socket, 30_000, 'campaign:follow', args.id)));
     if (args.json) printJson(c);
     else await printCampaign(c);
   },
@@ -152,7 +153,7 @@ const cancelCommand: CommandModule<object, IdArgs> = {
   describe: 'Cancel a campaign: no further run starts, and its run in progress is cancelled',
   builder: (y) => reconnectOption(connectionOptions(idPositional(y))),
   handler: async (args) => {
-    const c = await withControl(args, async (socket, unwrapAck) => unwrapAck(await request<ControlToCoordinator, 'campaign:cancel'>(socket, 30_000, 'campaign:cancel', args.id)));
+    const c = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:cancel'>(socket, 30_000, 'campaign:cancel', args.id)));
     if (args.json) printJson(c);
     else printLine((await import('../campaign-follow.ts')).campaignLine(c));
   },
@@ -163,7 +164,7 @@ const listCommand: CommandModule<object, ConnectionArgs & { json: boolean }> = {
   describe: 'List the coordinator\'s campaigns',
   builder: (y) => connectionOptions(y.option('json', { type: 'boolean', default: false, describe: 'Print the campaigns as JSON' })),
   handler: async (args) => {
-    const list = await withControl(args, async (socket, unwrapAck) => unwrapAck(await request<ControlToCoordinator, 'campaign:list'>(socket, 30_000, 'campaign:list')));
+    const list = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:list'>(socket, 30_000, 'campaign:list')));
     if (args.json) printJson(list);
     else printLine(formatTable(['campaign', 'plan', 'machines', 'state', 'runs', 'progress'], list.map((c) => [c.campaignId, c.planName, c.machines.join(','), c.state, String(c.runs.length), c.outcome?.message ?? c.progress])));
   },

@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { request } from '../../shared/protocol/request.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printJson, printLine } from '../output.ts';
 
@@ -13,7 +14,7 @@ export const cancelCommand: CommandModule<object, Args> = {
   builder: (y) =>
     connectionOptions(y.positional('run', { type: 'string', demandOption: true, describe: 'Run id' }).option('json', { type: 'boolean', default: false, describe: 'Print the run\'s state' })),
   handler: async (args) => {
-    const { connectControl, unwrap } = await import('../control-client.ts');
+    const { connectControl } = await import('../control-client.ts');
     const socket = await connectControl(args);
     try {
       const run = unwrap(await request<ControlToCoordinator, 'run:cancel'>(socket, 10_000, 'run:cancel', args.run));

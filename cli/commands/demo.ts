@@ -14,6 +14,7 @@ import { BenchfleetError } from '../../shared/errors.ts';
 import { childExecArgv } from '../../shared/ts-runtime.ts';
 import type { ControlSocket } from '../control-client.ts';
 import { request } from '../../shared/protocol/request.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { printLine } from '../output.ts';
 import { printReport } from '../follow-options.ts';
@@ -38,7 +39,7 @@ export const demoCommand: CommandModule<object, Args> = {
     const { Coordinator } = await import('../../coordinator/server.ts');
     const { tokenChecker } = await import('../../coordinator/auth.ts');
     const { startDashboard } = await import('../../coordinator/dashboard/start-dashboard.ts');
-    const { connectControl, unwrap } = await import('../control-client.ts');
+    const { connectControl } = await import('../control-client.ts');
     const { followRun } = await import('../follow.ts');
     const dataDir = resolve(args.data);
     await mkdir(dataDir, { recursive: true });
@@ -112,7 +113,6 @@ export const demoCommand: CommandModule<object, Args> = {
 };
 
 async function waitForAgents(socket: ControlSocket, names: readonly string[], timeoutMs: number): Promise<void> {
-  const { unwrap } = await import('../control-client.ts');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));

@@ -5,6 +5,7 @@ import { BenchfleetError } from '../../shared/errors.ts';
 import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { printFollowed, reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 import { request } from '../../shared/protocol/request.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator, RunStarted } from '../../shared/protocol/events.ts';
 import { machineStateText } from '../../shared/queue-place.ts';
 import { printJson, printLine } from '../output.ts';
@@ -27,7 +28,7 @@ export const runCommand: CommandModule<object, Args> = {
       .example('$0 run deploy/plans/demo.json --machines ryzen --runs 5', 'five back-to-back runs, then `benchfleet compare` them')
       .epilogue(`A machine works on one run at a time: on a busy machine the run waits in that machine's queue (first come, first served) and starts when the machine is free; machines of one run start on their own. \`benchfleet cancel RUN\` takes a queued run out.\n\n${POLICY_ENV}, the study scripts' variable naming the reset policies (e.g. whole,pages), is written into a plan that names none before it is sent and hashed.`),
   handler: async (args) => {
-    const { connectControl, unwrap } = await import('../control-client.ts');
+    const { connectControl } = await import('../control-client.ts');
     const { detachOnInterrupt, followRun } = await import('../follow.ts');
     const { planToSend } = await import('../plan-to-send.ts');
     // FOLIO_CORPUS_RESET goes into the plan text here, before the coordinator hashes it.

@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs';
 import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { request } from '../../shared/protocol/request.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 import { machineStateText } from '../../shared/queue-place.ts';
@@ -17,7 +18,7 @@ export const statusCommand: CommandModule<object, Args> = {
   describe: 'List the agents (state, machine, last seen) and runs (progress per machine)',
   builder: (y) => connectionOptions(y.option('json', { type: 'boolean', default: false, describe: 'Print { agents, runs }' })),
   handler: async (args) => {
-    const { connectControl, unwrap } = await import('../control-client.ts');
+    const { connectControl } = await import('../control-client.ts');
     const socket = await connectControl(args);
     try {
       const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));

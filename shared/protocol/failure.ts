@@ -20,3 +20,12 @@ export function fromFailure(failure: { code?: unknown; message?: unknown }): Ben
   const message = typeof failure.message === 'string' ? failure.message : 'the other side refused without a message';
   return new BenchfleetError(isErrorCode(failure.code) ? failure.code : 'PROTOCOL', message);
 }
+
+/**
+ * The value of an acknowledged request (an Ack of events.ts), or its refusal as the
+ * BenchfleetError with the other side's code.
+ */
+export function unwrap<T>(result: { ok: true; value: T } | Failure): T {
+  if (!result.ok) throw fromFailure(result);
+  return result.value;
+}

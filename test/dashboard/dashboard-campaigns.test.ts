@@ -10,7 +10,7 @@ import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
-import { unwrap } from '../../cli/control-client.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { nativePlan } from '../helpers/test-plans.ts';
 

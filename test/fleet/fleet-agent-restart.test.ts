@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLockHolder } from '../../agent/harness/timing-lock.ts';
-import { unwrap } from '../../cli/control-client.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { readRawFile } from '../../analysis/raw/raw-reader.ts';

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { unwrap } from '../../cli/control-client.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { createFleet, readJsonLines, startRun, TINY_PLAN, waitForRun, type Fleet } from './fleet-helpers.ts';

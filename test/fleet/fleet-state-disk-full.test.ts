@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { unwrap } from '../../cli/control-client.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import { machineFacts } from '../../agent/machine-facts.ts';
-import { unwrap } from '../../cli/control-client.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import { KERNELS } from '../../kernels/catalog.ts';
 import { CORPUS_DIR, loadManifest } from '../../kernels/corpus.ts';
 import { AGENT_NAMESPACE, PROTOCOL_VERSION, type ControlToCoordinator } from '../../shared/protocol/events.ts';

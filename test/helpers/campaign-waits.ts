@@ -1,7 +1,8 @@
 // Waiting on a campaign over the control socket, and what its recorded decisions must show:
 // for the loopback fleet (test/fleet) and the netns hosts (test/netns) alike.
 import assert from 'node:assert/strict';
-import { unwrap, type ControlSocket } from '../../cli/control-client.ts';
+import { type ControlSocket } from '../../cli/control-client.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';

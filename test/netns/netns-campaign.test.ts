@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
-import { unwrap } from '../../cli/control-client.ts';
+import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { TINY_PLAN, waitForRunReport } from '../fleet/fleet-helpers.ts';

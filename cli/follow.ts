@@ -40,7 +40,6 @@ export interface FollowOptions {
   reconnectForMs?: number;
 }
 
-
 type Attempt = { kind: 'report'; result: FollowResult } | { kind: 'lost'; reason: string };
 
 /** One connection's worth of following: ends with the report, or with the connection lost. */

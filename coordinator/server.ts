@@ -42,7 +42,6 @@ import { DEFAULT_MACHINE_DEADLINE_HOURS } from './machine-deadline.ts';
 
 const log = createLogger('coordinator');
 
-
 export interface CoordinatorOptions {
   host: string;
   port: number;

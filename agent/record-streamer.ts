@@ -1,5 +1,7 @@
 // Streams one run's record lines to the coordinator: msgpackr batches per policy with sequence
-// numbers, one batch in flight at a time, dropped from memory only when acknowledged. After a
+// numbers, one batch in flight at a time, dropped from memory only when acknowledged. At a
+// harness's quiet window the lines go only if the run's last flush began RECORD_SEND_MS ago or
+// more (flushIfDue); the end of the run flushes at once. After a
 // reconnect it asks the coordinator where it stands (`run:resume`) and resends from there,
 // reading the lines back from the spool, so nothing is lost and the coordinator drops duplicates.
 import type { Socket } from 'socket.io-client';
@@ -8,7 +10,7 @@ import { CoalescedWork } from '../shared/coalesced-work.ts';
 import { createLogger } from '../shared/log.ts';
 import type { Policy } from '../shared/policies.ts';
 import { encodeRecordBatch } from '../shared/protocol/batch.ts';
-import { linesForBatch } from '../shared/protocol/limits.ts';
+import { linesForBatch, RECORD_SEND_MS } from '../shared/protocol/limits.ts';
 import type { AgentToCoordinator, CoordinatorToAgent } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
 import { fromFailure } from '../shared/protocol/failure.ts';
@@ -34,12 +36,16 @@ export class RecordStreamer {
   private readonly flushes = new CoalescedWork(() => this.flushOnce(), () => this.socket.connected);
   /** False once the coordinator said it wants nothing more of this run. */
   wanted = true;
+  /** When the last flush began (performance.now()); flushIfDue sends nothing before RECORD_SEND_MS after it. */
+  private flushedAt = Number.NEGATIVE_INFINITY;
+  private readonly sendEveryMs: number;
 
-  constructor(socket: Socket<CoordinatorToAgent, AgentToCoordinator>, spool: RunSpool, runId: string, policies: readonly Policy[]) {
+  constructor(socket: Socket<CoordinatorToAgent, AgentToCoordinator>, spool: RunSpool, runId: string, policies: readonly Policy[], sendEveryMs = RECORD_SEND_MS) {
     this.socket = socket;
     this.spool = spool;
     this.runId = runId;
     this.policies = policies;
+    this.sendEveryMs = sendEveryMs;
     for (const p of policies) {
       this.base.set(p, 0);
       this.pending.set(p, []);
@@ -68,20 +74,34 @@ export class RecordStreamer {
     this.synced = false;
   }
 
-  /** Send whatever is pending; resolves when everything sent so far is acknowledged or the link is down. */
+  /** Send whatever is pending now; resolves when it is acknowledged or the link is down (lines added meanwhile go with the next flush). */
   flush(): Promise<void> {
     return this.flushes.request();
   }
 
+  /**
+   * At a quiet window: flush as flush() does when the run's last flush began RECORD_SEND_MS ago or
+   * more, or when the coordinator must first be asked where it stands; otherwise send nothing now
+   * and resolve at once (the lines go at a later window, or with the flush at the run's end).
+   */
+  flushIfDue(): Promise<void> {
+    if (this.synced && performance.now() - this.flushedAt < this.sendEveryMs) return Promise.resolve();
+    return this.flush();
+  }
+
   private async flushOnce(): Promise<void> {
     if (!this.socket.connected || !this.wanted) return;
+    this.flushedAt = performance.now();
     try {
       if (!this.synced) await this.syncFromCoordinator();
       for (const policy of this.policies) {
         const pending = this.pending.get(policy) ?? [];
-        while (pending.length > 0 && this.socket.connected) {
+        // The lines pending now, in as many batches as they need; lines the harness adds
+        // meanwhile go with a later flush, so a slow answer does not turn into a batch per answer.
+        let left = pending.length;
+        while (left > 0 && this.socket.connected) {
           const fromSeq = this.base.get(policy) ?? 0;
-          const lines = linesForBatch(pending, BATCH_LINES);
+          const lines = linesForBatch(pending, Math.min(BATCH_LINES, left));
           const answer: unknown = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines }));
           const ack = this.checked(() => validateBatchAck(answer, fromSeq, lines.length), `the answer to the batch of ${policy} lines ${fromSeq} to ${fromSeq + lines.length}`);
           if (!ack.ok) {
@@ -92,6 +112,7 @@ export class RecordStreamer {
           const acknowledged = ack.next - fromSeq;
           pending.splice(0, Math.max(0, Math.min(acknowledged, pending.length)));
           this.base.set(policy, ack.next);
+          left = Math.max(0, left - acknowledged);
         }
       }
     } catch (error) {

@@ -9,19 +9,26 @@
 //   npm run bench -- fleet-scale                         1,000 machines, 8 samples/s, 2 minutes
 //   FLEET_MACHINES=300 FLEET_KILL_AFTER_S=30 npm run bench -- fleet-scale
 //                                                        SIGKILL and restart the coordinator mid-ingest
-// Options (environment, or --machines N --pace N --samples N --duration S --kill-after S):
+// Options (environment, or --machines N --pace N --samples N --duration S --kill-after S
+// --progress-ms MS --record-ms MS --startup-spread-ms MS):
 // FLEET_MACHINES, FLEET_PACE (samples/s per machine), FLEET_SAMPLES (per machine; default pace x
 // duration), FLEET_DURATION_S, FLEET_KILL_AFTER_S, FLEET_PROGRESS_MS (the agents' `run:progress`
-// pacing window; default the agent's 250 ms, 0 sends one per sample as the agent did before).
+// pacing window; default the agent's 250 ms, 0 sends one per sample as the agent did before),
+// FLEET_RECORD_MS (the agents' record batch pacing window; default the agent's 500 ms, 0 sends a
+// one-line batch after every sample as the agent did before), FLEET_STARTUP_SPREAD_MS (the
+// machines' first samples spread over this long after the run reaches them, as real harnesses
+// start up in different times; default 1000 ms, 0 puts every machine in step).
 // Absolute times on a shared 2-core machine: print the load average beside them.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeFigures, runFleetLoad } from '../helpers/fleet-load.ts';
+import { STARTUP_SPREAD_MS } from '../helpers/simulated-agent.ts';
+import { RECORD_SEND_MS } from '../../shared/protocol/limits.ts';
 import { PROGRESS_SEND_MS } from '../../shared/protocol/progress-pacer.ts';
 
-const { values } = parseArgs({ options: { machines: { type: 'string' }, pace: { type: 'string' }, samples: { type: 'string' }, duration: { type: 'string' }, 'kill-after': { type: 'string' }, 'progress-ms': { type: 'string' } }, strict: true });
+const { values } = parseArgs({ options: { machines: { type: 'string' }, pace: { type: 'string' }, samples: { type: 'string' }, duration: { type: 'string' }, 'kill-after': { type: 'string' }, 'progress-ms': { type: 'string' }, 'record-ms': { type: 'string' }, 'startup-spread-ms': { type: 'string' } }, strict: true });
 const num = (flag: string | undefined, env: string, fallback: number): number => {
   const raw = flag ?? process.env[env];
   const n = raw === undefined ? fallback : Number(raw);
@@ -34,12 +41,14 @@ const duration = num(values.duration, 'FLEET_DURATION_S', 120);
 const samples = num(values.samples, 'FLEET_SAMPLES', Math.round(pace * duration));
 const killAfter = num(values['kill-after'], 'FLEET_KILL_AFTER_S', 0);
 const progressMs = num(values['progress-ms'], 'FLEET_PROGRESS_MS', PROGRESS_SEND_MS);
+const recordMs = num(values['record-ms'], 'FLEET_RECORD_MS', RECORD_SEND_MS);
+const startupSpreadMs = num(values['startup-spread-ms'], 'FLEET_STARTUP_SPREAD_MS', STARTUP_SPREAD_MS);
 
 const TARGETS = { ackP99Ms: 250, statusP99Ms: 250, dashboardP99Ms: 250, progressLagMs: 2000, connectMs: 10_000, rssMiB: 1024, runStartMs: 1000 };
 
 const dir = await mkdtemp(join(tmpdir(), 'bf-fleet-scale-'));
 const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
-console.log(`fleet-scale: ${machines} machines x ${samples} samples at ${pace}/s, run:progress ${progressMs > 0 ? `at most every ${progressMs} ms` : 'after every sample'}${killAfter ? `, coordinator SIGKILLed after ${killAfter} s` : ''}; load average before: ${load()}`);
+console.log(`fleet-scale: ${machines} machines x ${samples} samples at ${pace}/s, record batches ${recordMs > 0 ? `at most every ${recordMs} ms` : 'after every sample'}, run:progress ${progressMs > 0 ? `at most every ${progressMs} ms` : 'after every sample'}, first samples spread over ${startupSpreadMs} ms${killAfter ? `, coordinator SIGKILLed after ${killAfter} s` : ''}; load average before: ${load()}`);
 try {
   const f = await runFleetLoad({
     dir,
@@ -48,6 +57,8 @@ try {
     samplesPerMachine: samples,
     killAfterMs: killAfter * 1000,
     progressEveryMs: progressMs,
+    recordEveryMs: recordMs,
+    startupSpreadMs,
     timeoutMs: Math.max(600_000, (samples / pace) * 4000 + 300_000),
     log: (line) => console.log(`  ${line}`),
   });

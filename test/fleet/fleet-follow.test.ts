@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { acquireTimingLock } from '../../agent/harness/timing-lock.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
-import { createFleet, plannedSamples, SMALL_PLAN, startRun, type Fleet } from './fleet-helpers.ts';
+import { createFleet, plannedSamples, SLOW_SAMPLES_PLAN, startRun, type Fleet } from './fleet-helpers.ts';
 
 let fleet: Fleet;
 before(async () => {
@@ -23,7 +23,9 @@ after(async () => {
 const cli = (args: string[]) => startBenchfleet([...args, '--coordinator', fleet.url], { ...fleet.env, BENCHFLEET_LOG: '' });
 
 test('run --follow reconnects after the coordinator is SIGKILLed and restarted, and ends with the report', async () => {
-  const plan = { ...SMALL_PLAN, rounds: 4 };
+  // Samples of some length: the agent sends lines at most every 500 ms, so the first three reach
+  // the coordinator about half a second in, long before the end.
+  const plan = { ...SLOW_SAMPLES_PLAN, rounds: 4 };
   const planPath = join(fleet.dir, 'follow-plan.json');
   await writeFile(planPath, JSON.stringify(plan));
   const follow = cli(['run', planPath, '--machines', 'follower', '--follow']);
@@ -51,7 +53,7 @@ test('follow RUN re-attaches, says the machine waits for the timing lock, shows 
     const socket = await fleet.control();
     // Enough work (about 2 s on a quiet machine) that the run's coalesced progress reaches the
     // follower several times while it runs: an ETA needs two progress points after the wait.
-    const plan = { ...SMALL_PLAN, rounds: 3, repeats: 4, jobs: 32 };
+    const plan = { ...SLOW_SAMPLES_PLAN, rounds: 3 };
     const { runId } = await startRun(socket, plan, ['follower']);
     socket.close();
     const follow = cli(['follow', runId]);

@@ -8,7 +8,7 @@ import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
 import { getJson } from '../../shared/protocol/http-client.ts';
-import { createFleet, plannedSamples, readJsonLines, sha256, SMALL_PLAN, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
+import { createFleet, plannedSamples, readJsonLines, sha256, SLOW_SAMPLES_PLAN, SMALL_PLAN, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
 import { verifyManifest } from '../../analysis/raw/manifest.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
@@ -84,7 +84,9 @@ test('a coordinator and two agents complete a small run with identical plans, su
 });
 
 test('a SIGKILLed coordinator restarted mid-run completes the run with every sample exactly once', async () => {
-  const plan = { ...SMALL_PLAN, rounds: 5 };
+  // Samples of some length (about 2 s for the first policy file): the agent sends lines at most
+  // every 500 ms, so the kill comes while lines are still to be delivered.
+  const plan = { ...SLOW_SAMPLES_PLAN, rounds: 5 };
   const socket = await fleet.control();
   const { runId, planSha256 } = await startRun(socket, plan, ['local-a']);
   socket.close();
@@ -105,7 +107,7 @@ test('an agent that loses its connection for a while still delivers every sample
   const proxy = await startTcpProxy(() => fleet.port);
   try {
     const agent = await fleet.startAgent('proxied', `http://127.0.0.1:${proxy.port}`);
-    const plan = { ...SMALL_PLAN, rounds: 4 };
+    const plan = { ...SLOW_SAMPLES_PLAN, rounds: 4 };
     const socket = await fleet.control();
     const { runId, planSha256 } = await startRun(socket, plan, ['proxied']);
     socket.close();

@@ -24,6 +24,10 @@ export interface FleetLoadOptions {
   samplesPerMachine: number;
   /** Pacing window of each agent's `run:progress` (default the agent's; 0: one per sample, as agents before 0.1 sent). */
   progressEveryMs?: number;
+  /** Spread of the machines' first samples after the run reaches them (default the simulated fleet's STARTUP_SPREAD_MS; 0: all in step). */
+  startupSpreadMs?: number;
+  /** Pacing window of each agent's record batches (default the agent's RECORD_SEND_MS; 0: a batch after every sample, as earlier agents sent). */
+  recordEveryMs?: number;
   /** SIGKILL the coordinator this long after run:start and restart it on the same data (0: never). */
   killAfterMs?: number;
   /** Bound on the whole load (connect, ingest, finalization). */
@@ -51,6 +55,8 @@ export interface FleetLoadFigures {
   ingestMs: number;
   samplesPerSecond: number;
   ackMs: Percentiles;
+  /** The ack p99 of each 10 s of ingest (from run:start's answer), to show where the slow answers fall. */
+  ackP99By10s: number[];
   statusMs: Percentiles;
   dashboardMs: Percentiles;
   /** Largest lag of the progress `status` showed behind the samples the agents had made. */
@@ -114,7 +120,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
   let cpuBefore = 0;
   let peakKiB = 0;
   let restarts = 0;
-  const fleet = new SimulatedFleet({ url, token, count: options.machines, pace: options.pace, ...(options.progressEveryMs !== undefined ? { progressEveryMs: options.progressEveryMs } : {}) });
+  const fleet = new SimulatedFleet({ url, token, count: options.machines, pace: options.pace, ...(options.progressEveryMs !== undefined ? { progressEveryMs: options.progressEveryMs } : {}), ...(options.recordEveryMs !== undefined ? { recordEveryMs: options.recordEveryMs } : {}), ...(options.startupSpreadMs !== undefined ? { startupSpreadMs: options.startupSpreadMs } : {}) });
   let control: ControlSocket | null = null;
   let probing = true;
   const statusMs: number[] = [];
@@ -132,6 +138,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     log('control connected'); const startAt = performance.now();
     const { runId } = unwrap(await request<ControlToCoordinator, 'run:start'>(control, 120_000, 'run:start', { planText: `${JSON.stringify(plan)}\n`, machines: fleet.names }));
     const runStartMs = performance.now() - startAt;
+    const ingestFromPerf = performance.now();
     const ingestFrom = Date.now();
     const generatorDelay = monitorEventLoopDelay({ resolution: 10 });
     generatorDelay.enable();
@@ -253,6 +260,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       ingestMs,
       samplesPerSecond: check.samples / (ingestMs / 1000),
       ackMs: percentiles(fleet.figures.ackMs),
+      ackP99By10s: p99ByWindow(fleet.figures.ackAt, fleet.figures.ackMs, ingestFromPerf, 10_000),
       statusMs: percentiles(statusMs),
       dashboardMs: percentiles(dashboardMs),
       progressLagMs,
@@ -272,6 +280,16 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
   }
 }
 
+/** The p99 of `values` in each `windowMs` after `from`, by the time each came (`at`). */
+function p99ByWindow(at: readonly number[], values: readonly number[], from: number, windowMs: number): number[] {
+  const windows: number[][] = [];
+  at.forEach((t, i) => {
+    const w = Math.max(0, Math.floor((t - from) / windowMs));
+    (windows[w] ??= []).push(values[i] as number);
+  });
+  return Array.from(windows, (xs) => (xs === undefined ? Number.NaN : percentiles(xs).p99));
+}
+
 /** The figures as the benchmark prints them. */
 export function describeFigures(f: FleetLoadFigures): string[] {
   const ms = (p: Percentiles): string => `p50 ${p.p50.toFixed(0)} ms, p99 ${p.p99.toFixed(0)} ms, max ${p.max.toFixed(0)} ms (${p.count})`;
@@ -281,6 +299,7 @@ export function describeFigures(f: FleetLoadFigures): string[] {
     `connect: all ${f.machines} in ${(f.connectMs / 1000).toFixed(2)} s; run:start answered in ${f.runStartMs.toFixed(0)} ms`,
     `ingest: ${f.samplesPerSecond.toFixed(0)} samples/s over ${(f.ingestMs / 1000).toFixed(1)} s`,
     `ack: ${ms(f.ackMs)}`,
+    `ack p99 per 10 s of ingest: ${f.ackP99By10s.map((x) => (Number.isNaN(x) ? '-' : x.toFixed(0))).join(', ')} ms`,
     `status during ingest: ${ms(f.statusMs)}`,
     `dashboard API during ingest: ${ms(f.dashboardMs)}`,
     `progress lag: max ${(f.progressLagMs / 1000).toFixed(2)} s`,

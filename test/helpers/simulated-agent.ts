@@ -1,9 +1,11 @@
 // Agents without a harness, for load tests: each speaks the real protocol of docs/protocol.md
 // (protocol header and agent token on the upgrade, handshake facts, `run:assign` answered after
 // checking the plan's SHA-256, msgpack record batches with `fromSeq`/`next`, one batch in flight
-// per file, heartbeats, a one-line batch after every sample and `run:progress` paced as the agent
-// paces it (shared/protocol/progress-pacer.ts; `progressEveryMs: 0` sends one per sample), `run:resume`
-// after every (re)connect, `run:finished` retried until answered) and makes up samples at a
+// per file, heartbeats, record lines sent after a sample when the run's last flush began
+// RECORD_SEND_MS ago or more, as the agent does at its harness's quiet windows (`recordEveryMs:
+// 0`: a one-line batch after every sample, as earlier agents sent), `run:progress` paced as the
+// agent paces it (shared/protocol/progress-pacer.ts; `progressEveryMs: 0` sends one per sample),
+// `run:resume` after every (re)connect, `run:finished` retried until answered) and makes up samples at a
 // fixed pace, in the plan's own schedule. Many of them share one process and one ticker, so a
 // thousand cost the load generator little. What the coordinator must hold in the end is known
 // exactly: every file's SHA-256, line count and samples are kept for the exactly-once check.
@@ -17,6 +19,7 @@ import { parsePlan } from '../../shared/plan-validate.ts';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
+import { RECORD_SEND_MS } from '../../shared/protocol/limits.ts';
 import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type MachineFacts, type RunAssignment } from '../../shared/protocol/events.ts';
 import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 import { PROGRESS_SEND_MS, ProgressPacer } from '../../shared/protocol/progress-pacer.ts';
@@ -25,6 +28,9 @@ import { environmentRecord, sampleRecord } from './raw-records.ts';
 
 /** How long a simulated agent waits for any answer before it counts a timeout and tries again. */
 const ANSWER_TIMEOUT_MS = 30_000;
+
+/** The spread of the machines' first samples after their run reaches them (see SimulatedFleetOptions). */
+export const STARTUP_SPREAD_MS = 1000;
 
 export interface SimulatedFleetOptions {
   url: string;
@@ -36,8 +42,17 @@ export interface SimulatedFleetOptions {
   pace: number;
   /** Spread the connects over this long (0: all at once). */
   connectSpreadMs?: number;
+  /**
+   * Each machine makes its first sample this long at most after its run reaches it, evenly
+   * spread over the machines (default STARTUP_SPREAD_MS): a real harness's start-up (plan,
+   * kernels, worker pools) takes a different time on each machine, so a fleet's samples, and
+   * its agents' flushes, do not fall on the same instant. 0: all in step.
+   */
+  startupSpreadMs?: number;
   /** The pacing window of `run:progress` (default the agent's, PROGRESS_SEND_MS; 0: one per sample). */
   progressEveryMs?: number;
+  /** The pacing window of record batches (default the agent's, RECORD_SEND_MS; 0: a batch after every sample). */
+  recordEveryMs?: number;
 }
 
 /**
@@ -58,8 +73,18 @@ interface SimFile {
   /** SHA-256 of the acknowledged lines, each with its newline, in order. */
   digest: Hash;
   inFlight: boolean;
+  /** Lines below this go out now (set by a flush); lines made after it wait for the next flush. */
+  sendUpTo: number;
   /** When each line was handed to the link, for the progress lag (ms since the epoch). */
   sentAt: number[];
+}
+
+/** A plan as the simulated agents run it: shared by every agent given the same plan. */
+interface PlanSchedule {
+  plan: Plan;
+  slots: SampleSlot[];
+  /** Per slot, its line in its policy's file (the environment row is line 0). */
+  lineOf: Int32Array;
 }
 
 interface SimRun {
@@ -77,11 +102,15 @@ interface SimRun {
   finishing: boolean;
   environment: (policy: Policy) => string;
   progress: ProgressPacer;
+  /** When the run's last flush began (performance.now()). */
+  flushedAt: number;
 }
 
 export interface FleetFigures {
   /** Acknowledgement latency of every record batch, ms. */
   ackMs: number[];
+  /** When each of those answers came (performance.now()), in the same order. */
+  ackAt: number[];
   /** Answers that refused a batch or an end ({ ok: false }), with their messages: must stay empty. */
   refusals: string[];
   /** Requests that got no answer in time (retried). */
@@ -168,16 +197,16 @@ export class SimulatedAgent {
   private assigned(assignment: RunAssignment): { ok: true; value: null } | { ok: false; code: 'PLAN_INVALID'; message: string } {
     if (createHash('sha256').update(assignment.planText).digest('hex') !== assignment.planSha256) return { ok: false, code: 'PLAN_INVALID', message: 'plan bytes do not match their SHA-256' };
     if (this.runs.has(assignment.runId)) return { ok: true, value: null };
-    const plan = parsePlan(JSON.parse(assignment.planText), kernelNames());
-    const { kernels, arms } = plan;
-    if (kernels === 'all' || arms === 'all') return { ok: false, code: 'PLAN_INVALID', message: 'the simulated agent needs the kernels and arms named' };
-    const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });
+    const schedule = this.fleet.schedule(assignment.planSha256, assignment.planText);
+    if (typeof schedule === 'string') return { ok: false, code: 'PLAN_INVALID', message: schedule };
+    const { plan, slots, lineOf } = schedule;
     const run: SimRun = {
-      runId: assignment.runId, planSha256: assignment.planSha256, slots, lineOf: linesOfSlots(slots), repeats: plan.repeats, jobs: plan.jobs, done: 0, files: new Map(), delivered: false, finishing: false,
+      runId: assignment.runId, planSha256: assignment.planSha256, slots, lineOf, repeats: plan.repeats, jobs: plan.jobs, done: 0, files: new Map(), delivered: false, finishing: false,
       environment: (policy) => environmentLine(this.name, policy, assignment.planSha256, plan),
       progress: new ProgressPacer((p) => {
         if (this.socket.connected) this.socket.emit('run:progress', p);
       }, this.fleet.options.progressEveryMs ?? PROGRESS_SEND_MS),
+      flushedAt: Number.NEGATIVE_INFINITY,
     };
     this.runs.set(run.runId, run);
     return { ok: true, value: null };
@@ -190,7 +219,7 @@ export class SimulatedAgent {
       const slot = run.slots[run.done] as SampleSlot;
       let f = run.files.get(slot.policy);
       if (!f) {
-        f = { policy: slot.policy, made: 1, acked: 0, pending: [run.environment(slot.policy)], digest: createHash('sha256'), inFlight: false, sentAt: [Date.now()] };
+        f = { policy: slot.policy, made: 1, acked: 0, pending: [run.environment(slot.policy)], digest: createHash('sha256'), inFlight: false, sendUpTo: 0, sentAt: [Date.now()] };
         run.files.set(slot.policy, f);
       }
       f.pending.push(sampleLine(slot, f.made, run.repeats, run.jobs));
@@ -200,23 +229,46 @@ export class SimulatedAgent {
       made++;
       this.fleet.sentSamples++;
       run.progress.report({ runId: run.runId, done: run.done, total: run.slots.length });
-      this.pump(run, f);
+      this.flushIfDue(run);
     }
     if (run.done === run.slots.length) this.maybeFinish(run);
     return made;
   }
 
+  /**
+   * After a sample (the agent's quiet window): send the run's files if its last flush began
+   * recordEveryMs ago or more, or this was its last sample; otherwise the lines wait. A flush
+   * sends the lines made so far, as the agent's does; lines made while it waits for an answer go
+   * with the next one.
+   */
+  private flushIfDue(run: SimRun): void {
+    const now = performance.now();
+    if (run.done < run.slots.length && now - run.flushedAt < (this.fleet.options.recordEveryMs ?? RECORD_SEND_MS)) return;
+    run.flushedAt = now;
+    this.flush(run);
+  }
+
+  /** Send every line made so far, one batch in flight per file; lines made meanwhile wait for the next flush. */
+  private flush(run: SimRun): void {
+    for (const f of run.files.values()) {
+      f.sendUpTo = f.made;
+      this.pump(run, f);
+    }
+  }
+
   /** Send the file's unacknowledged lines, one batch in flight at a time (as the real agent). */
   private pump(run: SimRun, f: SimFile): void {
-    if (f.inFlight || !this.socket.connected || f.acked >= f.made) return;
+    if (f.inFlight || !this.socket.connected || f.acked >= Math.min(f.made, f.sendUpTo)) return;
     f.inFlight = true;
     const fromSeq = f.acked;
-    const lines = f.pending.slice(0, 500);
+    const lines = f.pending.slice(0, Math.min(500, f.sendUpTo - f.acked));
     const sent = performance.now();
     request<AgentToCoordinator, 'records'>(this.socket, ANSWER_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: run.runId, policy: f.policy, fromSeq, lines })).then(
       (ack) => {
         f.inFlight = false;
-        this.fleet.figures.ackMs.push(performance.now() - sent);
+        const answeredAt = performance.now();
+        this.fleet.figures.ackMs.push(answeredAt - sent);
+        this.fleet.figures.ackAt.push(answeredAt);
         if (!ack.ok) this.fleet.figures.refusals.push(`${this.name} ${f.policy} from ${fromSeq}: ${ack.code} ${ack.message}`);
         if (ack.next !== null) this.acknowledged(f, ack.next);
         if (ack.ok) this.pump(run, f);
@@ -252,7 +304,8 @@ export class SimulatedAgent {
       const answer = await request<AgentToCoordinator, 'run:resume'>(this.socket, ANSWER_TIMEOUT_MS, 'run:resume', run.runId);
       if (!answer.ok) throw new Error(answer.message);
       for (const f of run.files.values()) this.acknowledged(f, answer.value.next[f.policy] ?? 0);
-      for (const f of run.files.values()) this.pump(run, f);
+      run.flushedAt = performance.now();
+      this.flush(run);
       this.maybeFinish(run);
     } catch {
       this.fleet.figures.timeouts++;
@@ -308,12 +361,14 @@ export class SimulatedAgent {
 export class SimulatedFleet {
   readonly options: SimulatedFleetOptions;
   readonly agents: SimulatedAgent[] = [];
-  readonly figures: FleetFigures = { ackMs: [], refusals: [], timeouts: 0, connectedAt: new Map() };
+  readonly figures: FleetFigures = { ackMs: [], ackAt: [], refusals: [], timeouts: 0, connectedAt: new Map() };
   sentSamples = 0;
   delivered = 0;
   private readonly notes: string[] = [];
   private ticker: NodeJS.Timeout | null = null;
   private readonly started = new Map<string, number>();
+  /** Each plan's schedule, by its SHA-256: made once for the fleet, not once per agent (a thousand at once stalled this process). */
+  private readonly schedules = new Map<string, PlanSchedule | string>();
   private waiters: (() => void)[] = [];
 
   constructor(options: SimulatedFleetOptions) {
@@ -324,6 +379,22 @@ export class SimulatedFleet {
 
   get names(): string[] {
     return this.agents.map((a) => a.name);
+  }
+
+  /** The plan's samples in order and each one's line in its file, or why the plan cannot be run here; `planText` is checked against its SHA-256 first. */
+  schedule(planSha256: string, planText: string): PlanSchedule | string {
+    let schedule = this.schedules.get(planSha256);
+    if (schedule === undefined) {
+      const plan = parsePlan(JSON.parse(planText), kernelNames());
+      const { kernels, arms } = plan;
+      if (kernels === 'all' || arms === 'all') schedule = 'the simulated agent needs the kernels and arms named';
+      else {
+        const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });
+        schedule = { plan, slots, lineOf: linesOfSlots(slots) };
+      }
+      this.schedules.set(planSha256, schedule);
+    }
+    return schedule;
   }
 
   note(line: string): void {
@@ -338,16 +409,20 @@ export class SimulatedFleet {
       if (spread === 0) a.connect();
       else setTimeout(() => a.connect(), (spread * i) / this.agents.length).unref();
     });
-    // One ticker for all: each run's samples are due at `pace` per second since it was assigned.
+    // One ticker for all: each run's samples are due at `pace` per second from its first, which
+    // comes up to startupSpreadMs after the run reached the machine (the i-th of n machines at
+    // i/n of it).
+    const startup = this.options.startupSpreadMs ?? STARTUP_SPREAD_MS;
     this.ticker = setInterval(() => {
       const now = Date.now();
-      for (const a of this.agents) {
+      this.agents.forEach((a, i) => {
         for (const run of a.runs.values()) {
           let since = this.started.get(`${a.name}/${run.runId}`);
-          if (since === undefined) this.started.set(`${a.name}/${run.runId}`, (since = now));
+          if (since === undefined) this.started.set(`${a.name}/${run.runId}`, (since = now + (startup * i) / this.agents.length));
+          if (now < since) continue;
           a.tick(run, Math.floor(((now - since) / 1000) * this.options.pace) + 1);
         }
-      }
+      });
     }, 20);
     return t0;
   }

@@ -1,0 +1,89 @@
+// The agent's record streamer paces its flushes: at a harness's quiet window it sends a run's
+// lines only when its last flush began RECORD_SEND_MS (here a 2 s window, so the test does not
+// hang on the machine's speed) ago or more; lines written while a batch waits for its answer go
+// with a later flush, not right behind the answer; the run's end flushes at once. Against a real
+// coordinator, which must end up holding the spool's bytes exactly.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Server } from 'socket.io';
+import { RecordStreamer } from '../../agent/record-streamer.ts';
+import { RunSpool } from '../../agent/run-spool.ts';
+import { scheduleSamples, type SampleSlot } from '../../agent/harness/schedule.ts';
+import { decodeRecordBatch } from '../../shared/protocol/validate.ts';
+import { AGENT_NAMESPACE } from '../../shared/protocol/events.ts';
+import { startRun } from '../fleet/fleet-helpers.ts';
+import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { environmentLine, sampleLine } from '../helpers/simulated-agent.ts';
+
+const WINDOW_MS = 2000;
+const PLAN = { name: 'paced flushes', kernels: ['xxhash32'], arms: ['native', 'workers-1-batched'], policies: ['pages' as const], rounds: 3, repeats: 1, jobs: 2, seed: 11, schedule: 'sequential' as const };
+
+test('record lines go out at most once per window at quiet windows, lines written during a flush wait for the next one, and the end flushes at once', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-paced-'));
+  const tc = await startTestCoordinator({ dataDir: join(dir, 'coordinator') });
+  // Every batch as the coordinator receives it; the first one's answer is held back 300 ms.
+  const received: { fromSeq: number; lines: number }[] = [];
+  const server = (tc.coordinator as unknown as { io: Server }).io;
+  server.of(AGENT_NAMESPACE).on('connection', (socket) => {
+    socket.use(([event, payload], next) => {
+      if (event !== 'records') return next();
+      const batch = decodeRecordBatch(payload);
+      received.push({ fromSeq: batch.fromSeq, lines: batch.lines.length });
+      if (received.length === 1) setTimeout(next, 300);
+      else next();
+    });
+  });
+  try {
+    const agent = await tc.agent('paced');
+    const control = await tc.control();
+    const { runId, planSha256 } = await startRun(control, PLAN, ['paced']);
+    const spool = new RunSpool(join(dir, 'agent'));
+    await mkdir(spool.outDir(runId), { recursive: true });
+    const slots: SampleSlot[] = scheduleSamples({ kernels: PLAN.kernels, arms: PLAN.arms, policies: PLAN.policies, rounds: PLAN.rounds, seed: PLAN.seed, schedule: PLAN.schedule });
+    const streamer = new RecordStreamer(agent, spool, runId, ['pages'], WINDOW_MS);
+    let seq = 0;
+    // The harness writes a line to the spool, then hands it to the agent.
+    const write = async (): Promise<void> => {
+      const line = seq === 0 ? environmentLine('paced', 'pages', planSha256, PLAN) : sampleLine(slots[seq - 1] as SampleSlot, seq, PLAN.repeats, PLAN.jobs);
+      await appendFile(spool.rawPath(runId, 'pages'), `${line}\n`);
+      streamer.add('pages', seq, line);
+      seq++;
+    };
+
+    await write();
+    await write();
+    const startedAt = performance.now();
+    const first = streamer.flushIfDue();
+    // While the first batch waits for its answer: a sample, and a quiet window that is not due.
+    await new Promise((r) => setTimeout(r, 50));
+    await write();
+    await streamer.flushIfDue();
+    await first;
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(received, [{ fromSeq: 0, lines: 2 }], 'the line written during the flush did not follow the answer');
+    await write();
+    await streamer.flushIfDue();
+    assert.equal(received.length, 1, 'a quiet window within the window sends nothing');
+    assert.ok(performance.now() - startedAt < WINDOW_MS, 'the test itself ran within the window (a stalled machine would make this check meaningless)');
+
+    await new Promise((r) => setTimeout(r, WINDOW_MS + 50 - (performance.now() - startedAt)));
+    await write();
+    await streamer.flushIfDue();
+    assert.deepEqual(received, [{ fromSeq: 0, lines: 2 }, { fromSeq: 2, lines: 3 }], 'the due window sent every line held back, in one batch');
+
+    // The harness ended: its last line goes at once.
+    await write();
+    await streamer.flush();
+    assert.deepEqual(received, [{ fromSeq: 0, lines: 2 }, { fromSeq: 2, lines: 3 }, { fromSeq: 5, lines: 1 }]);
+    assert.equal(streamer.unacknowledged(), 0);
+    const stored = await readFile(join(tc.dataDir, 'runs', runId, 'paced', 'pages.jsonl'));
+    assert.deepEqual(stored, await readFile(spool.rawPath(runId, 'pages')), 'the coordinator holds the spool byte for byte');
+    assert.equal(stored.toString('utf8').split('\n').length - 1, 6);
+  } finally {
+    await tc.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -155,7 +155,9 @@ export class RecordPlanCheck {
     const known = this.files.get(path);
     if (known) return known;
     const state = emptyState(this.shape(plan));
-    const stored = ((await readJsonlFile(path))?.lines ?? []).slice(0, lines);
+    // A file that holds no line yet (a machine's first batch) is not read: a thousand machines
+    // start together, and each read waits in libuv's queue behind the others' synced writes.
+    const stored = lines === 0 ? [] : ((await readJsonlFile(path))?.lines ?? []).slice(0, lines);
     // Lines stored before this check existed are taken as they are: the check starts from them.
     for (const [i, line] of stored.entries()) {
       const draft = new Draft(state);

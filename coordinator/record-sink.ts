@@ -39,11 +39,16 @@ export interface AppendResult {
 
 /** Number of complete lines in `path` (0 when it does not exist); a torn last line (no newline) is cut off. A file that cannot be read is an error, never 0. */
 export async function recoverLineCount(path: string): Promise<number> {
+  return (await recoverFile(path)).lines;
+}
+
+/** recoverLineCount, with the file's length in bytes once a torn line is cut (0 when it does not exist). */
+async function recoverFile(path: string): Promise<{ lines: number; bytes: number }> {
   const file = await readJsonlFile(path);
-  if (file === null) return 0;
+  if (file === null) return { lines: 0, bytes: 0 };
   const cut = await cutTornLine(path, file);
   if (cut > 0) log.warn(`${path}: dropping a torn last line of ${cut} bytes`);
-  return file.lines.length;
+  return { lines: file.lines.length, bytes: file.completeBytes };
 }
 
 /** One line parsed and checked as the record it must be at `seq`, or what is wrong with it. */
@@ -120,8 +125,10 @@ interface SinkFile {
   queue: QueuedBatch[];
   writing: boolean;
   handle: FileHandle | null;
-  /** The file's length in bytes while the handle is open (it ends on a complete line). */
+  /** The file's length in bytes (it ends on a complete line): valid while `sizeKnown`. */
   size: number;
+  /** `size` was read from disk (by nextSeq, or a stat at open) and has followed every write since; this sink is the file's only writer. */
+  sizeKnown: boolean;
   /** Resolves once the writer is idle, for forget(). */
   idle: Promise<void>;
   markIdle: () => void;
@@ -143,7 +150,7 @@ export class RecordSink {
       this.files.set(path, f);
       return f;
     }
-    f = { path, next: null, queue: [], writing: false, handle: null, size: 0, idle: Promise.resolve(), markIdle: () => undefined };
+    f = { path, next: null, queue: [], writing: false, handle: null, size: 0, sizeKnown: false, idle: Promise.resolve(), markIdle: () => undefined };
     this.files.set(path, f);
     return f;
   }
@@ -151,7 +158,17 @@ export class RecordSink {
   /** The seq the file at `path` expects next. */
   async nextSeq(path: string): Promise<number> {
     const f = this.file(path);
-    if (f.next === null) f.next = await recoverLineCount(path);
+    if (f.next === null) {
+      const recovered = await recoverFile(path);
+      // A read that finished after another one (or after a write) is not newer than what it found.
+      if (f.next === null) {
+        f.next = recovered.lines;
+        // The handle is closed whenever the count is unknown (see commit), so the first append
+        // opens it and needs no stat: the length is known from this read.
+        f.size = recovered.bytes;
+        f.sizeKnown = true;
+      }
+    }
     return f.next;
   }
 
@@ -213,7 +230,10 @@ export class RecordSink {
         await this.appendWhole(f, Buffer.from(chunks.join('')), group[0]?.batch.policy ?? '');
       } catch (error) {
         // The file may end torn: recover the count (and cut the tail) from disk next time.
-        if (error instanceof StorageFailure && error.unsure) f.next = null;
+        if (error instanceof StorageFailure && error.unsure) {
+          f.next = null;
+          f.sizeKnown = false;
+        }
         for (const { q } of taken) q.reject(error);
         return;
       }
@@ -284,11 +304,14 @@ export class RecordSink {
     }
     await this.closeIdleBeyond(MAX_OPEN_FILES - 1);
     const handle = await open(f.path, APPEND_SYNCED);
-    try {
-      f.size = (await handle.stat()).size;
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      throw error;
+    if (!f.sizeKnown) {
+      try {
+        f.size = (await handle.stat()).size;
+        f.sizeKnown = true;
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        throw error;
+      }
     }
     f.handle = handle;
     this.openCount++;

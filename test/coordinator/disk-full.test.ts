@@ -79,6 +79,48 @@ test('a coordinator whose disk fills acknowledges only whole batches and takes t
   }
 });
 
+test('after a restart, a batch that the full disk refuses is cut back to the file as the restart found it, not shorter', async (t) => {
+  if (skipReason || !mountPoint) return t.skip(String(skipReason));
+  const dataDir = join(mountPoint, 'restarted');
+  let c: TestCoordinator | null = await startTestCoordinator({ dataDir });
+  const token = c.token;
+  let filler: string | null = null;
+  try {
+    let agent = await c.agent('disk');
+    const control = await c.control();
+    const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText: JSON.stringify(PLAN), machines: ['disk'] });
+    assert.equal(started.ok, true, JSON.stringify(started));
+    if (!started.ok) return;
+    const { runId, planSha256 } = started.value;
+    const walls = Array.from({ length: 40 }, (_, i) => 1_000_000 + i);
+    const lines = [
+      JSON.stringify(environmentRecord({ machine: 'disk', policy: 'whole', planSha256 })),
+      ...Array.from({ length: 20 }, (_, i) => JSON.stringify(sampleRecord({ seq: i + 1, kernel: 'xxhash32', arm: 'native', round: i + 1, policy: 'whole', walls }))),
+    ];
+    const send = (fromSeq: number, count: number) =>
+      request<AgentToCoordinator, 'records'>(agent, 10_000, 'records', encodeRecordBatch({ runId, policy: 'whole', fromSeq, lines: lines.slice(fromSeq, fromSeq + count) }));
+    assert.deepEqual(await send(0, 6), { ok: true, next: 6 });
+    await c.close();
+    // The restarted coordinator knows the file only from disk: its first append there fails.
+    c = await startTestCoordinator({ dataDir, token });
+    agent = await c.agent('disk');
+    const raw = join(c.dataDir, 'runs', runId, 'disk', 'whole.jsonl');
+    const before = await readFile(raw);
+    filler = await fillLeaving(mountPoint, 4096);
+    const refused = await send(6, 10);
+    assert.equal(refused.ok, false, 'a batch larger than the free space must be refused');
+    if (!refused.ok) assert.equal(refused.next, 6, 'the coordinator says where its copy ends');
+    assert.deepEqual(await readFile(raw), before, 'the six lines taken before the restart are all still there, byte for byte');
+    await rm(filler);
+    filler = null;
+    assert.deepEqual(await send(6, 15), { ok: true, next: 21 });
+    assert.equal(await readFile(raw, 'utf8'), `${lines.join('\n')}\n`, 'every line exactly once, in order, none torn');
+  } finally {
+    if (filler) await rm(filler);
+    await c?.close();
+  }
+});
+
 test('a coordinator process whose disk fills during finalization says it retries, and once space is back completes the run exactly once with every file whole', async (t) => {
   if (skipReason || !mountPoint) return t.skip(String(skipReason));
   const token = randomBytes(16).toString('hex');

@@ -35,24 +35,31 @@ before(async () => {
 });
 after(() => unmount?.());
 
+/**
+ * Start PLAN on machine `disk` (its agent connected) and make its first `count` sample lines
+ * after the environment row: about 2 KB each, so that one batch of ten spans several pages of
+ * the tmpfs.
+ */
+async function startDiskRun(c: TestCoordinator, count: number): Promise<{ runId: string; lines: string[] }> {
+  const control = await c.control();
+  const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText: JSON.stringify(PLAN), machines: ['disk'] });
+  if (!started.ok) throw new Error(`run:start refused: ${JSON.stringify(started)}`);
+  const { runId, planSha256 } = started.value;
+  const walls = Array.from({ length: 40 }, (_, i) => 1_000_000 + i);
+  const lines = [
+    JSON.stringify(environmentRecord({ machine: 'disk', policy: 'whole', planSha256 })),
+    ...Array.from({ length: count }, (_, i) => JSON.stringify(sampleRecord({ seq: i + 1, kernel: 'xxhash32', arm: 'native', round: i + 1, policy: 'whole', walls }))),
+  ];
+  return { runId, lines };
+}
+
 test('a coordinator whose disk fills acknowledges only whole batches and takes the resent batch once space is freed', async (t) => {
   if (skipReason || !mountPoint) return t.skip(String(skipReason));
   let c: TestCoordinator | null = null;
   try {
     c = await startTestCoordinator({ dataDir: join(mountPoint, 'data') });
     const agent = await c.agent('disk');
-    const control = await c.control();
-    const planText = JSON.stringify(PLAN);
-    const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText, machines: ['disk'] });
-    assert.equal(started.ok, true, JSON.stringify(started));
-    if (!started.ok) return;
-    const { runId, planSha256 } = started.value;
-    // Lines of about 2 KB, so that one batch of ten spans several pages of the tmpfs.
-    const walls = Array.from({ length: 40 }, (_, i) => 1_000_000 + i);
-    const lines = [
-      JSON.stringify(environmentRecord({ machine: 'disk', policy: 'whole', planSha256 })),
-      ...Array.from({ length: 30 }, (_, i) => JSON.stringify(sampleRecord({ seq: i + 1, kernel: 'xxhash32', arm: 'native', round: i + 1, policy: 'whole', walls }))),
-    ];
+    const { runId, lines } = await startDiskRun(c, 30);
     const send = (fromSeq: number, count: number) =>
       request<AgentToCoordinator, 'records'>(agent, 10_000, 'records', encodeRecordBatch({ runId, policy: 'whole', fromSeq, lines: lines.slice(fromSeq, fromSeq + count) }));
     const raw = join(c.dataDir, 'runs', runId, 'disk', 'whole.jsonl');
@@ -87,16 +94,7 @@ test('after a restart, a batch that the full disk refuses is cut back to the fil
   let filler: string | null = null;
   try {
     let agent = await c.agent('disk');
-    const control = await c.control();
-    const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText: JSON.stringify(PLAN), machines: ['disk'] });
-    assert.equal(started.ok, true, JSON.stringify(started));
-    if (!started.ok) return;
-    const { runId, planSha256 } = started.value;
-    const walls = Array.from({ length: 40 }, (_, i) => 1_000_000 + i);
-    const lines = [
-      JSON.stringify(environmentRecord({ machine: 'disk', policy: 'whole', planSha256 })),
-      ...Array.from({ length: 20 }, (_, i) => JSON.stringify(sampleRecord({ seq: i + 1, kernel: 'xxhash32', arm: 'native', round: i + 1, policy: 'whole', walls }))),
-    ];
+    const { runId, lines } = await startDiskRun(c, 20);
     const send = (fromSeq: number, count: number) =>
       request<AgentToCoordinator, 'records'>(agent, 10_000, 'records', encodeRecordBatch({ runId, policy: 'whole', fromSeq, lines: lines.slice(fromSeq, fromSeq + count) }));
     assert.deepEqual(await send(0, 6), { ok: true, next: 6 });

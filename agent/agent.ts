@@ -330,8 +330,8 @@ export class Agent {
         }
       },
       onProgress: (event) => progress.report({ runId, done: event.done, total: event.total, ...(event.waiting ? { waiting: event.waiting } : {}) }),
-      // Nothing is being timed until we answer: send now if the run's last batch went out
-      // RECORD_SEND_MS ago or more (the rest wait for a later window), then let the harness go on.
+      // Nothing is being timed until we answer: send now if the run's last flush began
+      // RECORD_SEND_MS ago or more (else the lines wait for a later window), then let the harness go on.
       onQuiet: () => Promise.race([run.streamer.flushIfDue(), new Promise<void>((r) => setTimeout(r, QUIET_WINDOW_MS - 50))]),
       onExit: (outcome) => {
         progress.stop();

@@ -13,11 +13,11 @@ export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
  * An agent sends a run's record lines at a harness's quiet window (after a sample) only when its
- * last batch of the run went out at least this long ago; the lines wait for a later window
+ * last flush of the run began at least this long ago; the lines wait for a later window
  * otherwise, and the run's last lines go at once. At the study's 8 samples/s a machine sends two
- * batches a second instead of eight: a thousand machines are 2,000 acknowledged messages a
+ * batches a second instead of eight: a thousand machines are about 2,000 acknowledged messages a
  * second for the coordinator instead of 8,000, and what the coordinator holds lags the harness
- * by at most this window (docs/protocol.md, "Scale").
+ * by this window and an answer at most (docs/protocol.md, "Scale").
  */
 export const RECORD_SEND_MS = 500;
 

@@ -14,13 +14,14 @@ import { fleetPlan, plannedSamples } from '../helpers/test-plans.ts';
 export const SMALL_PLAN = fleetPlan('fleet test');
 export { plannedSamples };
 
-/** The smallest plan that still makes a report and a comparison: one kernel, native and one pool arm, two rounds (queues, campaigns). */
 /**
  * SMALL_PLAN with samples of some length (each repeat 32 jobs, 4 repeats: about 2 s per policy
  * file of 5 rounds on the 2-core machine): for faults that must fall while lines are still to be
  * delivered, since an agent sends lines at most every 500 ms (RECORD_SEND_MS).
  */
 export const SLOW_SAMPLES_PLAN = fleetPlan('fleet test, slower samples', { repeats: 4, jobs: 32 });
+
+/** The smallest plan that still makes a report and a comparison: one kernel, native and one pool arm, two rounds (queues, campaigns). */
 export const TINY_PLAN = fleetPlan('tiny', { kernels: ['xxhash32'], arms: ['native', 'taskpool-1-batched'], policies: ['whole'], rounds: 2, repeats: 1, jobs: 2, seed: 5 });
 
 export interface Fleet {

@@ -31,7 +31,8 @@ test('50 simulated agents streaming at the agent\'s pace: every sample stored ex
     const perMachine = f.ackMs.count / MACHINES;
     const mostBatches = 1 + Math.ceil((SAMPLES / 8) * (1000 / RECORD_SEND_MS)) + 1;
     assert.ok(perMachine <= mostBatches, `at most ${mostBatches} batches per machine, got ${perMachine.toFixed(1)}\n${described}`);
-    assert.ok(perMachine >= 4, `the lines went in several batches, not held to the end: ${perMachine.toFixed(1)} per machine\n${described}`);
+    // The first sample's flush and the last one's are two; a third means lines went mid-run.
+    assert.ok(perMachine >= 3, `the lines went in several batches, not held to the end: ${perMachine.toFixed(1)} per machine\n${described}`);
     assert.ok(f.ackMs.p99 < 5000, `ack p99 ${f.ackMs.p99.toFixed(0)} ms\n${described}`);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -125,10 +125,12 @@ interface SinkFile {
   queue: QueuedBatch[];
   writing: boolean;
   handle: FileHandle | null;
-  /** The file's length in bytes (it ends on a complete line): valid while `sizeKnown`. */
+  /**
+   * The file's length in bytes (it ends on a complete line), valid while `next` is known: read
+   * from disk with it by nextSeq and moved by every write since (this sink is the file's only
+   * writer), so opening the handle needs no stat.
+   */
   size: number;
-  /** `size` was read from disk (by nextSeq, or a stat at open) and has followed every write since; this sink is the file's only writer. */
-  sizeKnown: boolean;
   /** Resolves once the writer is idle, for forget(). */
   idle: Promise<void>;
   markIdle: () => void;
@@ -150,7 +152,7 @@ export class RecordSink {
       this.files.set(path, f);
       return f;
     }
-    f = { path, next: null, queue: [], writing: false, handle: null, size: 0, sizeKnown: false, idle: Promise.resolve(), markIdle: () => undefined };
+    f = { path, next: null, queue: [], writing: false, handle: null, size: 0, idle: Promise.resolve(), markIdle: () => undefined };
     this.files.set(path, f);
     return f;
   }
@@ -163,10 +165,7 @@ export class RecordSink {
       // A read that finished after another one (or after a write) is not newer than what it found.
       if (f.next === null) {
         f.next = recovered.lines;
-        // The handle is closed whenever the count is unknown (see commit), so the first append
-        // opens it and needs no stat: the length is known from this read.
         f.size = recovered.bytes;
-        f.sizeKnown = true;
       }
     }
     return f.next;
@@ -230,10 +229,7 @@ export class RecordSink {
         await this.appendWhole(f, Buffer.from(chunks.join('')), group[0]?.batch.policy ?? '');
       } catch (error) {
         // The file may end torn: recover the count (and cut the tail) from disk next time.
-        if (error instanceof StorageFailure && error.unsure) {
-          f.next = null;
-          f.sizeKnown = false;
-        }
+        if (error instanceof StorageFailure && error.unsure) f.next = null;
         for (const { q } of taken) q.reject(error);
         return;
       }
@@ -303,16 +299,8 @@ export class RecordSink {
       this.dirsMade.add(dir);
     }
     await this.closeIdleBeyond(MAX_OPEN_FILES - 1);
+    // Only commit appends, after nextSeq: `size` is known (see SinkFile).
     const handle = await open(f.path, APPEND_SYNCED);
-    if (!f.sizeKnown) {
-      try {
-        f.size = (await handle.stat()).size;
-        f.sizeKnown = true;
-      } catch (error) {
-        await handle.close().catch(() => undefined);
-        throw error;
-      }
-    }
     f.handle = handle;
     this.openCount++;
     return handle;

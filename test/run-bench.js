@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench`: runs every test/bench/*.bench.ts in turn, each in its own process so one
 // benchmark's heap and threads cannot disturb the next. A benchmark prints its figures and
-// exits non-zero when it misses its target. `npm run bench -- reset` runs matching files only.
+// exits non-zero when it misses its target. `npm run bench -- reset` runs matching files only;
+// from the first argument that starts with `--` on, the arguments go to each benchmark run
+// (`npm run bench -- fleet-scale --machines 300`), whose own parser refuses what it does not know.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +11,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = join(root, 'test', 'bench');
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const firstFlag = args.findIndex((a) => a.startsWith('--'));
+const filters = firstFlag === -1 ? args : args.slice(0, firstFlag);
+const passed = firstFlag === -1 ? [] : args.slice(firstFlag);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
@@ -18,7 +23,7 @@ const hook = process.features.typescript ? [] : ['--import', 'tsx'];
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
-  const result = spawnSync(process.execPath, [...hook, '--expose-gc', join(dir, file)], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [...hook, '--expose-gc', join(dir, file), ...passed], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) failed++;
 }
 console.log(`\n${files.length - failed} passed, ${failed} failed`);

@@ -319,6 +319,7 @@ export class Agent {
     const progress = new ProgressPacer((p) => {
       if (this.socket?.connected) this.socket.emit('run:progress', p);
     });
+    run.streamer.progressToCarry = () => progress.take();
     run.child = new HarnessChild(launch, this.options, {
       onRecord: (event) => {
         run.streamer.add(event.policy, event.seq, event.line);
@@ -335,6 +336,7 @@ export class Agent {
       onQuiet: () => Promise.race([run.streamer.flushIfDue(), new Promise<void>((r) => setTimeout(r, QUIET_WINDOW_MS - 50))]),
       onExit: (outcome) => {
         progress.stop();
+        run.streamer.progressToCarry = null;
         run.child = null;
         this.harnessEnded(run, outcome).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
       },

@@ -9,9 +9,9 @@ import { errorMessage } from '../shared/errors.ts';
 import { CoalescedWork } from '../shared/coalesced-work.ts';
 import { createLogger } from '../shared/log.ts';
 import type { Policy } from '../shared/policies.ts';
-import { encodeRecordBatch } from '../shared/protocol/batch.ts';
+import { batchProgress, encodeRecordBatch } from '../shared/protocol/batch.ts';
 import { linesForBatch, RECORD_SEND_MS } from '../shared/protocol/limits.ts';
-import type { AgentToCoordinator, CoordinatorToAgent } from '../shared/protocol/events.ts';
+import type { AgentToCoordinator, CoordinatorToAgent, RunProgress } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
 import { fromFailure } from '../shared/protocol/failure.ts';
 import { validateBatchAck, validateResumePoint } from '../shared/protocol/validate.ts';
@@ -39,6 +39,11 @@ export class RecordStreamer {
   /** When the last flush began (performance.now()); flushIfDue sends nothing before RECORD_SEND_MS after it. */
   private flushedAt = Number.NEGATIVE_INFINITY;
   private readonly sendEveryMs: number;
+  /**
+   * While a harness runs: its progress pacer's held report, if any (ProgressPacer.take), which
+   * the next batch carries instead of a `run:progress` of its own.
+   */
+  progressToCarry: (() => RunProgress | null) | null = null;
 
   constructor(socket: Socket<CoordinatorToAgent, AgentToCoordinator>, spool: RunSpool, runId: string, policies: readonly Policy[], sendEveryMs = RECORD_SEND_MS) {
     this.socket = socket;
@@ -102,7 +107,9 @@ export class RecordStreamer {
         while (left > 0 && this.socket.connected) {
           const fromSeq = this.base.get(policy) ?? 0;
           const lines = linesForBatch(pending, Math.min(BATCH_LINES, left));
-          const answer: unknown = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines }));
+          const progress = this.progressToCarry?.() ?? null;
+          const batch = encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines, ...(progress ? { progress: batchProgress(progress) } : {}) });
+          const answer: unknown = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', batch);
           const ack = this.checked(() => validateBatchAck(answer, fromSeq, lines.length), `the answer to the batch of ${policy} lines ${fromSeq} to ${fromSeq + lines.length}`);
           if (!ack.ok) {
             log.warn(`run ${this.runId} ${policy}: coordinator refused a batch: ${ack.message}`);

@@ -14,7 +14,7 @@ import { parsePlan } from '../shared/plan-validate.ts';
 import type { Plan } from '../shared/plan.ts';
 import { kernelNames } from '../kernels/catalog.ts';
 import type { Policy } from '../shared/policies.ts';
-import type { BatchAck, RecordBatch, ResumePoint, RunStarted, RunSummary } from '../shared/protocol/events.ts';
+import type { BatchAck, RecordBatch, ResumePoint, RunProgress, RunStarted, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import { REPORT_FILE, storageErrorCode, writeDerivedFiles } from './finalize-run.ts';
@@ -339,6 +339,9 @@ export class RunDispatch {
       return await task;
     } finally {
       pending.delete(task);
+      // The progress the batch carries, once its lines are in (or refused): as a run:progress,
+      // whose trouble is logged and never turns the batch's answer into a refusal.
+      if (batch.progress && this.lifecycle.has(batch.runId)) await this.takeProgress(machine, { runId: batch.runId, ...batch.progress }).catch((error: unknown) => log.warn(`agent ${machine}: ignored the progress of a batch: ${errorMessage(error)}`));
     }
   }
 
@@ -366,7 +369,11 @@ export class RunDispatch {
   async progress(machine: string, raw: unknown): Promise<void> {
     const p = validateProgress(raw);
     this.heardFrom(p.runId, machine);
-    if (this.lifecycle.has(p.runId)) await this.lifecycle.progress(p.runId, machine, p.done, p.total, p.waiting ?? null);
+    if (this.lifecycle.has(p.runId)) await this.takeProgress(machine, p);
+  }
+
+  private takeProgress(machine: string, p: RunProgress): Promise<void> {
+    return this.lifecycle.progress(p.runId, machine, p.done, p.total, p.waiting ?? null);
   }
 
   /** Where the coordinator's copy of `machine`'s run stands; a cancelled machine is told to stop. */

@@ -85,7 +85,16 @@ export interface RecordBatch {
   policy: Policy;
   fromSeq: number;
   lines: string[];
+  /**
+   * The machine's latest progress in the run, when the agent had a report not yet sent: taken
+   * as a `run:progress` of the same run once the batch is handled, so a machine whose lines flow
+   * needs no `run:progress` of its own (shared/protocol/progress-pacer.ts).
+   */
+  progress?: BatchProgress;
 }
+
+/** A `run:progress` riding on a record batch: the batch names the run. */
+export type BatchProgress = Omit<RunProgress, 'runId'>;
 
 /** `next` on a refusal: where the coordinator's copy ends, so the agent resends from there (null when unknown). */
 export type BatchAck = { ok: true; next: number } | (Failure & { next: number | null });

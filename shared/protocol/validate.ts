@@ -8,7 +8,7 @@ import { describeBadMachineName, validMachineName } from '../machine-name.ts';
 import { macosFactsProblem, type MacosFacts } from '../macos-facts.ts';
 import { isPolicy, type Policy } from '../policies.ts';
 import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_FACT_CHARS, MAX_FACT_ENTRIES, MAX_FACTS_BYTES, MAX_LINE_BYTES, MAX_PLAN_BYTES } from './limits.ts';
-import type { AgentAuth, AgentHeartbeat, BatchAck, ControlAuth, LifecycleState, MachineFacts, RecordBatch, ResumePoint, RunAssignment, RunFinished, RunProgress } from './events.ts';
+import type { AgentAuth, AgentHeartbeat, BatchAck, BatchProgress, ControlAuth, LifecycleState, MachineFacts, RecordBatch, ResumePoint, RunAssignment, RunFinished, RunProgress } from './events.ts';
 import { MAX_RECORD_NESTING, nestsDeeperThan } from './json-nesting.ts';
 
 type Obj = Record<string, unknown>;
@@ -145,14 +145,22 @@ export function decodeRecordBatch(bytes: unknown): RecordBatch {
     if (line.length > MAX_LINE_BYTES) fail(`batch.lines[${i}]`, `is longer than ${MAX_LINE_BYTES} characters`);
     if (nestsDeeperThan(line, MAX_RECORD_NESTING)) fail(`batch.lines[${i}]`, `nests deeper than ${MAX_RECORD_NESTING} levels; no record does`);
   });
-  return { runId: validateRunId(o['runId'], 'batch.runId'), policy, fromSeq: int(o, 'fromSeq', 'batch'), lines: lines as string[] };
+  const batch: RecordBatch = { runId: validateRunId(o['runId'], 'batch.runId'), policy, fromSeq: int(o, 'fromSeq', 'batch'), lines: lines as string[] };
+  if (o['progress'] !== undefined) batch.progress = progressFields(o['progress'], 'batch.progress');
+  return batch;
 }
 
 export function validateProgress(value: unknown): RunProgress {
   const o = obj(value, 'progress');
+  return { runId: validateRunId(o['runId'], 'progress.runId'), ...progressFields(o, 'progress') };
+}
+
+/** done, total and waiting of a `run:progress`, or of the progress a record batch carries. */
+function progressFields(value: unknown, name: string): BatchProgress {
+  const o = obj(value, name);
   const waiting = o['waiting'];
-  if (waiting !== undefined && (typeof waiting !== 'string' || waiting.length > 500)) fail('progress.waiting', 'must be a string of at most 500 characters');
-  return { runId: validateRunId(o['runId'], 'progress.runId'), done: int(o, 'done', 'progress'), total: int(o, 'total', 'progress'), ...(waiting === undefined ? {} : { waiting }) };
+  if (waiting !== undefined && (typeof waiting !== 'string' || waiting.length > 500)) fail(`${name}.waiting`, 'must be a string of at most 500 characters');
+  return { done: int(o, 'done', name), total: int(o, 'total', name), ...(waiting === undefined ? {} : { waiting }) };
 }
 
 export function validateFinished(value: unknown): RunFinished {

@@ -13,7 +13,9 @@ import { RecordStreamer } from '../../agent/record-streamer.ts';
 import { RunSpool } from '../../agent/run-spool.ts';
 import { scheduleSamples, type SampleSlot } from '../../agent/harness/schedule.ts';
 import { decodeRecordBatch } from '../../shared/protocol/validate.ts';
-import { AGENT_NAMESPACE } from '../../shared/protocol/events.ts';
+import { AGENT_NAMESPACE, type BatchProgress, type ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { ProgressPacer } from '../../shared/protocol/progress-pacer.ts';
+import { request } from '../../shared/protocol/request.ts';
 import { startRun } from '../fleet/fleet-helpers.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { environmentLine, sampleLine } from '../helpers/simulated-agent.ts';
@@ -82,6 +84,59 @@ test('record lines go out at most once per window at quiet windows, lines writte
     const stored = await readFile(join(tc.dataDir, 'runs', runId, 'paced', 'pages.jsonl'));
     assert.deepEqual(stored, await readFile(spool.rawPath(runId, 'pages')), 'the coordinator holds the spool byte for byte');
     assert.equal(stored.toString('utf8').split('\n').length - 1, 6);
+  } finally {
+    await tc.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a progress report the pacer holds rides on the next batch instead of going on its own, and the coordinator shows it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-carried-'));
+  const tc = await startTestCoordinator({ dataDir: join(dir, 'coordinator') });
+  const carried: (BatchProgress | null)[] = [];
+  const server = (tc.coordinator as unknown as { io: Server }).io;
+  server.of(AGENT_NAMESPACE).on('connection', (socket) => {
+    socket.use(([event, payload], next) => {
+      if (event === 'records') carried.push(decodeRecordBatch(payload).progress ?? null);
+      next();
+    });
+  });
+  try {
+    const agent = await tc.agent('carrier');
+    const control = await tc.control();
+    const { runId, planSha256 } = await startRun(control, PLAN, ['carrier']);
+    const spool = new RunSpool(join(dir, 'agent'));
+    await mkdir(spool.outDir(runId), { recursive: true });
+    const slots: SampleSlot[] = scheduleSamples({ kernels: PLAN.kernels, arms: PLAN.arms, policies: PLAN.policies, rounds: PLAN.rounds, seed: PLAN.seed, schedule: PLAN.schedule });
+    const streamer = new RecordStreamer(agent, spool, runId, ['pages'], 0);
+    const onItsOwn: number[] = [];
+    const pacer = new ProgressPacer((p) => onItsOwn.push(p.done), 60_000);
+    streamer.progressToCarry = () => pacer.take();
+    let seq = 0;
+    const sample = async (): Promise<void> => {
+      const line = seq === 0 ? environmentLine('carrier', 'pages', planSha256, PLAN) : sampleLine(slots[seq - 1] as SampleSlot, seq, PLAN.repeats, PLAN.jobs);
+      await appendFile(spool.rawPath(runId, 'pages'), `${line}\n`);
+      streamer.add('pages', seq, line);
+      if (seq > 0) pacer.report({ runId, done: seq, total: slots.length });
+      seq++;
+    };
+    await sample();
+    await sample(); // the first report goes at once, on its own
+    await sample(); // held by the pacer's window
+    await streamer.flush();
+    await sample(); // held
+    await sample(); // held, replacing it
+    await streamer.flush();
+    await streamer.flush(); // nothing new
+    await sample(); // held, and left for the pacer
+    await streamer.flush();
+    assert.deepEqual(onItsOwn, [1]);
+    assert.deepEqual(carried, [{ done: 2, total: slots.length }, { done: 4, total: slots.length }, { done: 5, total: slots.length }]);
+    const status = await request<ControlToCoordinator, 'status'>(control, 5000, 'status');
+    assert.ok(status.ok);
+    const m = status.value.runs.find((r) => r.runId === runId)?.machines['carrier'];
+    assert.deepEqual([m?.done, m?.total, m?.lines['pages']], [5, slots.length, 6]);
+    pacer.stop();
   } finally {
     await tc.close();
     await rm(dir, { recursive: true, force: true });

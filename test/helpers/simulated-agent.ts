@@ -3,8 +3,9 @@
 // checking the plan's SHA-256, msgpack record batches with `fromSeq`/`next`, one batch in flight
 // per file, heartbeats, record lines sent after a sample when the run's last flush began
 // RECORD_SEND_MS ago or more, as the agent does at its harness's quiet windows (`recordEveryMs:
-// 0`: a one-line batch after every sample, as earlier agents sent), `run:progress` paced as the
-// agent paces it (shared/protocol/progress-pacer.ts; `progressEveryMs: 0` sends one per sample),
+// 0`: a one-line batch after every sample, as earlier agents sent), progress paced as the agent
+// paces it, riding on the record batches while lines flow (shared/protocol/progress-pacer.ts;
+// `progressEveryMs: 0` sends a `run:progress` per sample),
 // `run:resume` after every (re)connect, `run:finished` retried until answered) and makes up samples at a
 // fixed pace, in the plan's own schedule. Many of them share one process and one ticker, so a
 // thousand cost the load generator little. What the coordinator must hold in the end is known
@@ -18,7 +19,7 @@ import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
-import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
+import { batchProgress, encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { RECORD_SEND_MS } from '../../shared/protocol/limits.ts';
 import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type MachineFacts, type RunAssignment } from '../../shared/protocol/events.ts';
 import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
@@ -263,7 +264,9 @@ export class SimulatedAgent {
     const fromSeq = f.acked;
     const lines = f.pending.slice(0, Math.min(500, f.sendUpTo - f.acked));
     const sent = performance.now();
-    request<AgentToCoordinator, 'records'>(this.socket, ANSWER_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: run.runId, policy: f.policy, fromSeq, lines })).then(
+    // The progress held by the pacer rides on the batch, as the agent's does.
+    const progress = run.progress.take();
+    request<AgentToCoordinator, 'records'>(this.socket, ANSWER_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: run.runId, policy: f.policy, fromSeq, lines, ...(progress ? { progress: batchProgress(progress) } : {}) })).then(
       (ack) => {
         f.inFlight = false;
         const answeredAt = performance.now();

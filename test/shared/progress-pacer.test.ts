@@ -70,3 +70,19 @@ test('window 0 sends every report, as agents did before the pacing', () => {
   for (let done = 1; done <= 5; done++) pacer.report({ runId: 'r', done, total: 10 });
   assert.deepEqual(sent.map((p) => p.done), [1, 2, 3, 4, 5]);
 });
+
+test('take() hands the held report to a record batch instead: it is not sent on its own, and the window starts again', async () => {
+  const sent: RunProgress[] = [];
+  const pacer = new ProgressPacer((p) => sent.push(p), 80);
+  assert.equal(pacer.take(), null, 'nothing held before the first report');
+  pacer.report({ runId: 'r', done: 1, total: 10 });
+  assert.equal(pacer.take(), null, 'the first report went at once: nothing is held');
+  pacer.report({ runId: 'r', done: 2, total: 10 });
+  pacer.report({ runId: 'r', done: 3, total: 10 });
+  assert.deepEqual(pacer.take(), { runId: 'r', done: 3, total: 10 });
+  assert.equal(pacer.take(), null, 'taken once');
+  // Within the new window a report is held again, and sent at its end.
+  pacer.report({ runId: 'r', done: 4, total: 10 });
+  await wait(120);
+  assert.deepEqual(sent.map((p) => p.done), [1, 4], 'the taken report was never sent on its own');
+});

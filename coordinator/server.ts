@@ -193,6 +193,11 @@ export class Coordinator {
     return this.lifecycle.has(runId) ? this.lifecycle.get(runId) : null;
   }
 
+  /** One run's lifecycle state, without a copy of its machines; null when there is no such run. */
+  runState(runId: string): RunSummary['state'] | null {
+    return this.lifecycle.has(runId) ? this.lifecycle.stateOf(runId) : null;
+  }
+
   /** The run index (<data>/index.sqlite), or null when it cannot be opened. */
   runIndex(): Promise<RunIndex | null> {
     return this.dispatch.runIndex.index();

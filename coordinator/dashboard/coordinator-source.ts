@@ -8,6 +8,7 @@ export function coordinatorSource(coordinator: Coordinator): DashboardSource {
     agents: () => coordinator.agentList(),
     runs: () => coordinator.runs(),
     run: (runId) => coordinator.run(runId),
+    runState: (runId) => coordinator.runState(runId),
     runDir: (runId) => coordinator.store.runDir(runId),
     campaigns: () => coordinator.campaignList(),
     campaign: (campaignId) => coordinator.campaign(campaignId),

@@ -17,7 +17,7 @@ import { checkWebBundle, webAssets, type WebAssets } from './web-assets.ts';
 import { CompareCache } from './compare-cache.ts';
 import { historyApi } from './history-api.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
-import type { DashboardSource } from './dashboard-source.ts';
+import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
 import { LoginLimiter } from '../login-limiter.ts';
 import { RunViews } from './run-views.ts';
 import { decodeSegment } from '../request-path.ts';
@@ -104,7 +104,10 @@ export class Dashboard {
       }
       if (change.kind === 'run') {
         this.pending.add(change.runId);
-        this.prepare([change.runId]);
+        // Only a finished run has summaries to read ahead; a running one changes a few times a
+        // second, and asking for a copy of its thousand machines each time is not free.
+        const state = this.source.runState ? this.source.runState(change.runId) : (this.source.run(change.runId)?.state ?? null);
+        if (state !== null && FINAL_RUN_STATES.has(state)) this.prepare([change.runId]);
       }
       this.pendingFleet = true;
       this.pushTimer ??= setTimeout(() => this.push(), PUSH_INTERVAL_MS);
@@ -164,6 +167,12 @@ export class Dashboard {
     if (!ui) return;
     const runIds = [...this.pending];
     this.pending.clear();
+    // No page is open: nobody to build views for (a page that opens gets the fleet view at once
+    // and the rest from the API, and live changes from then on).
+    if (ui.sockets.size === 0) {
+      this.pendingFleet = false;
+      return;
+    }
     for (const runId of runIds) {
       const run = this.source.run(runId);
       if (run) void this.views.item(run).then((item) => ui.emit('run', item), (error: unknown) => log.warn(`run ${runId}: ${errorMessage(error)}`));

@@ -326,6 +326,10 @@ export class RunDispatch {
 
   async records(machine: string, bytes: unknown): Promise<BatchAck> {
     const batch = decodeRecordBatch(bytes);
+    // The progress the batch carries is taken as a run:progress, here, as it arrives: in the
+    // order the agent sent it among its run:progress messages (after the write, an older count
+    // could land after a newer one). Its trouble is logged, never the batch's answer.
+    if (batch.progress && this.lifecycle.has(batch.runId)) this.takeProgress(machine, { runId: batch.runId, ...batch.progress }).catch((error: unknown) => log.warn(`agent ${machine}: ignored the progress of a batch: ${errorMessage(error)}`));
     await this.loaded;
     this.lifecycle.checkWantsRecords(batch.runId, machine);
     this.heardFrom(batch.runId, machine);
@@ -339,9 +343,6 @@ export class RunDispatch {
       return await task;
     } finally {
       pending.delete(task);
-      // The progress the batch carries, once its lines are in (or refused): as a run:progress,
-      // whose trouble is logged and never turns the batch's answer into a refusal.
-      if (batch.progress && this.lifecycle.has(batch.runId)) await this.takeProgress(machine, { runId: batch.runId, ...batch.progress }).catch((error: unknown) => log.warn(`agent ${machine}: ignored the progress of a batch: ${errorMessage(error)}`));
     }
   }
 

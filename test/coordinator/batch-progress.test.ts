@@ -1,7 +1,7 @@
 // Progress riding on record batches: a batch may carry the machine's latest `run:progress`
 // (without its run id, which the batch names). The validator takes it or refuses it naming the
-// field, and the coordinator takes it as it takes a `run:progress`, once the batch is handled,
-// without changing the batch's answer.
+// field, and the coordinator takes it as it takes a `run:progress`, as the batch arrives, in the
+// order the agent sent it, without changing the batch's answer.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { scheduleSamples, type SampleSlot } from '../../agent/harness/schedule.ts';
@@ -62,5 +62,13 @@ test('the coordinator shows the progress a batch carries, with no run:progress s
   assert.deepEqual(await send({ runId, policy: 'whole', fromSeq: 2, lines: [sampleLine(slots[1] as SampleSlot, 2, PLAN.repeats, PLAN.jobs)] }), { ok: true, next: 3 });
   m = await machine();
   assert.deepEqual([m?.done, m?.waiting, m?.lines['whole']], [2, 'timing lock held by run 20261202-000000-aaaaaa', 3]);
+
+  // A batch's progress counts in the order it was sent: a run:progress sent right after it,
+  // while its lines are still being written, is the newer one and stays.
+  const answered = send({ runId, policy: 'whole', fromSeq: 3, lines: [sampleLine(slots[2] as SampleSlot, 3, PLAN.repeats, PLAN.jobs)], progress: { done: 2, total: 3 } });
+  agent.emit('run:progress', { runId, done: 3, total: 3 });
+  assert.deepEqual(await answered, { ok: true, next: 4 });
+  m = await machine();
+  assert.deepEqual([m?.done, m?.lines['whole']], [3, 4]);
   agent.close();
 });

@@ -106,7 +106,7 @@ export class Dashboard {
         this.pending.add(change.runId);
         // Only a finished run has summaries to read ahead; a running one changes a few times a
         // second, and asking for a copy of its thousand machines each time is not free.
-        const state = this.source.runState ? this.source.runState(change.runId) : (this.source.run(change.runId)?.state ?? null);
+        const state = this.source.runState(change.runId);
         if (state !== null && FINAL_RUN_STATES.has(state)) this.prepare([change.runId]);
       }
       this.pendingFleet = true;

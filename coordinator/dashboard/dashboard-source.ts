@@ -14,8 +14,8 @@ export interface DashboardSource {
   runs(): RunSummary[];
   /** The run's state, or null for an unknown id. */
   run(runId: string): RunSummary | null;
-  /** The run's lifecycle state alone, without a copy of its machines; null for an unknown id (absent: taken from run()). */
-  runState?(runId: string): RunSummary['state'] | null;
+  /** The run's lifecycle state alone, without a copy of its machines; null for an unknown id. */
+  runState(runId: string): RunSummary['state'] | null;
   /** The run's folder: plan.json, <machine>/<policy>.jsonl and .summary.json, report.md, manifest.json. */
   runDir(runId: string): string;
   /** Campaigns (a source without any returns none). */

@@ -23,35 +23,53 @@ import { environmentLine, sampleLine } from '../helpers/simulated-agent.ts';
 const WINDOW_MS = 2000;
 const PLAN = { name: 'paced flushes', kernels: ['xxhash32'], arms: ['native', 'workers-1-batched'], policies: ['pages' as const], rounds: 3, repeats: 1, jobs: 2, seed: 11, schedule: 'sequential' as const };
 
-test('record lines go out at most once per window at quiet windows, lines written during a flush wait for the next one, and the end flushes at once', async () => {
+/**
+ * A real coordinator that shows every `records` payload to `onBatch` (which lets it go on with
+ * `next`), an agent `name` in a run of PLAN, and the agent's spool for it; close() ends it all.
+ */
+async function startPacedRun(name: string, onBatch: (payload: unknown, next: () => void) => void) {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-paced-'));
   const tc = await startTestCoordinator({ dataDir: join(dir, 'coordinator') });
-  // Every batch as the coordinator receives it; the first one's answer is held back 300 ms.
-  const received: { fromSeq: number; lines: number }[] = [];
-  const server = (tc.coordinator as unknown as { io: Server }).io;
-  server.of(AGENT_NAMESPACE).on('connection', (socket) => {
-    socket.use(([event, payload], next) => {
-      if (event !== 'records') return next();
-      const batch = decodeRecordBatch(payload);
-      received.push({ fromSeq: batch.fromSeq, lines: batch.lines.length });
-      if (received.length === 1) setTimeout(next, 300);
-      else next();
-    });
-  });
+  const close = async (): Promise<void> => {
+    await tc.close();
+    await rm(dir, { recursive: true, force: true });
+  };
   try {
-    const agent = await tc.agent('paced');
+    const server = (tc.coordinator as unknown as { io: Server }).io;
+    server.of(AGENT_NAMESPACE).on('connection', (socket) => {
+      socket.use(([event, payload], next) => (event === 'records' ? onBatch(payload, next) : next()));
+    });
+    const agent = await tc.agent(name);
     const control = await tc.control();
-    const { runId, planSha256 } = await startRun(control, PLAN, ['paced']);
+    const { runId, planSha256 } = await startRun(control, PLAN, [name]);
     const spool = new RunSpool(join(dir, 'agent'));
     await mkdir(spool.outDir(runId), { recursive: true });
     const slots: SampleSlot[] = scheduleSamples({ kernels: PLAN.kernels, arms: PLAN.arms, policies: PLAN.policies, rounds: PLAN.rounds, seed: PLAN.seed, schedule: PLAN.schedule });
+    /** The harness's line `seq` of the run's pages file. */
+    const line = (seq: number): string => (seq === 0 ? environmentLine(name, 'pages', planSha256, PLAN) : sampleLine(slots[seq - 1] as SampleSlot, seq, PLAN.repeats, PLAN.jobs));
+    return { tc, agent, control, runId, spool, slots, line, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+test('record lines go out at most once per window at quiet windows, lines written during a flush wait for the next one, and the end flushes at once', async () => {
+  // Every batch as the coordinator receives it; the first one's answer is held back 300 ms.
+  const received: { fromSeq: number; lines: number }[] = [];
+  const { tc, agent, runId, spool, line, close } = await startPacedRun('paced', (payload, next) => {
+    const batch = decodeRecordBatch(payload);
+    received.push({ fromSeq: batch.fromSeq, lines: batch.lines.length });
+    if (received.length === 1) setTimeout(next, 300);
+    else next();
+  });
+  try {
     const streamer = new RecordStreamer(agent, spool, runId, ['pages'], WINDOW_MS);
     let seq = 0;
     // The harness writes a line to the spool, then hands it to the agent.
     const write = async (): Promise<void> => {
-      const line = seq === 0 ? environmentLine('paced', 'pages', planSha256, PLAN) : sampleLine(slots[seq - 1] as SampleSlot, seq, PLAN.repeats, PLAN.jobs);
-      await appendFile(spool.rawPath(runId, 'pages'), `${line}\n`);
-      streamer.add('pages', seq, line);
+      await appendFile(spool.rawPath(runId, 'pages'), `${line(seq)}\n`);
+      streamer.add('pages', seq, line(seq));
       seq++;
     };
 
@@ -85,38 +103,25 @@ test('record lines go out at most once per window at quiet windows, lines writte
     assert.deepEqual(stored, await readFile(spool.rawPath(runId, 'pages')), 'the coordinator holds the spool byte for byte');
     assert.equal(stored.toString('utf8').split('\n').length - 1, 6);
   } finally {
-    await tc.close();
-    await rm(dir, { recursive: true, force: true });
+    await close();
   }
 });
 
 test('a progress report the pacer holds rides on the next batch instead of going on its own, and the coordinator shows it', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-carried-'));
-  const tc = await startTestCoordinator({ dataDir: join(dir, 'coordinator') });
   const carried: (BatchProgress | null)[] = [];
-  const server = (tc.coordinator as unknown as { io: Server }).io;
-  server.of(AGENT_NAMESPACE).on('connection', (socket) => {
-    socket.use(([event, payload], next) => {
-      if (event === 'records') carried.push(decodeRecordBatch(payload).progress ?? null);
-      next();
-    });
+  const { agent, control, runId, spool, slots, line, close } = await startPacedRun('carrier', (payload, next) => {
+    carried.push(decodeRecordBatch(payload).progress ?? null);
+    next();
   });
   try {
-    const agent = await tc.agent('carrier');
-    const control = await tc.control();
-    const { runId, planSha256 } = await startRun(control, PLAN, ['carrier']);
-    const spool = new RunSpool(join(dir, 'agent'));
-    await mkdir(spool.outDir(runId), { recursive: true });
-    const slots: SampleSlot[] = scheduleSamples({ kernels: PLAN.kernels, arms: PLAN.arms, policies: PLAN.policies, rounds: PLAN.rounds, seed: PLAN.seed, schedule: PLAN.schedule });
     const streamer = new RecordStreamer(agent, spool, runId, ['pages'], 0);
     const onItsOwn: number[] = [];
     const pacer = new ProgressPacer((p) => onItsOwn.push(p.done), 60_000);
     streamer.progressToCarry = () => pacer.take();
     let seq = 0;
     const sample = async (): Promise<void> => {
-      const line = seq === 0 ? environmentLine('carrier', 'pages', planSha256, PLAN) : sampleLine(slots[seq - 1] as SampleSlot, seq, PLAN.repeats, PLAN.jobs);
-      await appendFile(spool.rawPath(runId, 'pages'), `${line}\n`);
-      streamer.add('pages', seq, line);
+      await appendFile(spool.rawPath(runId, 'pages'), `${line(seq)}\n`);
+      streamer.add('pages', seq, line(seq));
       if (seq > 0) pacer.report({ runId, done: seq, total: slots.length });
       seq++;
     };
@@ -138,7 +143,6 @@ test('a progress report the pacer holds rides on the next batch instead of going
     assert.deepEqual([m?.done, m?.total, m?.lines['pages']], [5, slots.length, 6]);
     pacer.stop();
   } finally {
-    await tc.close();
-    await rm(dir, { recursive: true, force: true });
+    await close();
   }
 });

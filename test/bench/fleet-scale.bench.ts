@@ -28,11 +28,23 @@ import { STARTUP_SPREAD_MS } from '../helpers/simulated-agent.ts';
 import { RECORD_SEND_MS } from '../../shared/protocol/limits.ts';
 import { PROGRESS_SEND_MS } from '../../shared/protocol/progress-pacer.ts';
 
-const { values } = parseArgs({ options: { machines: { type: 'string' }, pace: { type: 'string' }, samples: { type: 'string' }, duration: { type: 'string' }, 'kill-after': { type: 'string' }, 'progress-ms': { type: 'string' }, 'record-ms': { type: 'string' }, 'startup-spread-ms': { type: 'string' } }, strict: true });
+/** A mistake in the options: one line saying what is wrong, exit 2, nothing started. */
+const refuse = (message: string): never => {
+  process.stderr.write(`fleet-scale: ${message}\n`);
+  process.exit(2);
+};
+const OPTIONS = { machines: { type: 'string' }, pace: { type: 'string' }, samples: { type: 'string' }, duration: { type: 'string' }, 'kill-after': { type: 'string' }, 'progress-ms': { type: 'string' }, 'record-ms': { type: 'string' }, 'startup-spread-ms': { type: 'string' } } as const;
+const values = ((): ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'] => {
+  try {
+    return parseArgs({ options: OPTIONS, strict: true }).values;
+  } catch (error) {
+    return refuse(`${error instanceof Error ? error.message : String(error)} (flags: ${Object.keys(OPTIONS).map((f) => `--${f}`).join(', ')})`);
+  }
+})();
 const num = (flag: string | undefined, env: string, fallback: number): number => {
   const raw = flag ?? process.env[env];
   const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${env} (or its flag) must be a number, got ${raw}`);
+  if (!Number.isFinite(n) || n < 0) refuse(`${env} (or its flag) must be a number, got ${raw}`);
   return n;
 };
 const machines = num(values.machines, 'FLEET_MACHINES', 1000);

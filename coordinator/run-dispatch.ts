@@ -72,7 +72,9 @@ export class RunDispatch {
   private readonly finalizing = new Map<string, Promise<void>>();
   /** Per run, the record batches taken (past checkWantsRecords) and not yet answered: finalization waits for them. */
   private readonly inFlight = new Map<string, Set<Promise<unknown>>>();
-  /** Each run's parsed plan, read once. */
+  /** Each run's plan text, read once: a thousand machines get it at once (dropped at finalization, like `plans`). */
+  private readonly planTexts = new Map<string, Promise<string>>();
+  /** Each run's parsed plan, parsed once: every batch is checked against it. */
   private readonly plans = new Map<string, Promise<Plan>>();
   /** Finalizations that failed, waiting for their next attempt. */
   private readonly retries = new Map<string, NodeJS.Timeout>();
@@ -251,7 +253,7 @@ export class RunDispatch {
     // The machine's state alone: a copy of the whole run per machine is quadratic in a fleet's size.
     const { planSha256, state } = this.lifecycle.machineState(runId, machine);
     if (state !== 'assigned') return;
-    const planText = await this.store.planText(runId);
+    const planText = await this.planText(runId);
     let taken: boolean;
     try {
       taken = await this.agents.assign(machine, { runId, machine, planText, planSha256 }, this.timing.assignTimeoutMs);
@@ -418,16 +420,14 @@ export class RunDispatch {
     log.info(`${machine} finished run ${runId}: ${after.machines[machine]?.state ?? '?'}`);
   }
 
-  /** The parsed plan of `runId` (read once). */
+  /** The parsed plan of `runId` (parsed once). */
   private planOf(runId: string): Promise<Plan> {
-    let plan = this.plans.get(runId);
-    if (!plan) {
-      plan = this.store.planText(runId).then((text) => parsePlan(JSON.parse(text), kernelNames()));
-      // A read that failed is tried again next time.
-      plan.catch(() => this.plans.delete(runId));
-      this.plans.set(runId, plan);
-    }
-    return plan;
+    return cached(this.plans, runId, async () => parsePlan(JSON.parse(await this.planText(runId)), kernelNames()));
+  }
+
+  /** The exact text of `runId`'s plan (read once). */
+  private planText(runId: string): Promise<string> {
+    return cached(this.planTexts, runId, () => this.store.planText(runId));
   }
 
   /**
@@ -493,6 +493,8 @@ export class RunDispatch {
     // in run.json and in the summaries, and the sink's handles of the run are closed.
     await this.writesSettled(runId);
     await this.sink.forget(dir);
+    this.plans.delete(runId);
+    this.planTexts.delete(runId);
     let run = this.lifecycle.get(runId);
     if (run.state === 'delivering') {
       try {
@@ -540,3 +542,13 @@ export class RunDispatch {
   }
 }
 
+/** `cache`'s promise for `key`, made by `make` the first time; one that failed is made again next time. */
+function cached<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let value = cache.get(key);
+  if (!value) {
+    value = make();
+    value.catch(() => cache.delete(key));
+    cache.set(key, value);
+  }
+  return value;
+}

@@ -189,6 +189,8 @@ export class RunDispatch {
    */
   async queueRuns(planText: string, planSha256: string, machines: readonly string[], count: number, newId: () => string = () => newRunId()): Promise<{ runIds: string[] }> {
     const runs = await this.lifecycle.createSeries(planText, planSha256, machines, count, newId);
+    // Before any machine is assigned: their first batches then read nothing from disk.
+    this.sink.knownEmpty(this.store.takeMadeFolders());
     const runIds = runs.map((r) => r.runId);
     log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.length <= 20 ? machines.join(', ') : `${machines.length} machines`}`);
     await Promise.all(machines.map((machine) => this.startNext(machine)));

@@ -18,6 +18,8 @@ export class RunStore {
   readonly runsDir: string;
   /** The record path asks for a raw file's path per batch, thousands of times a second. */
   readonly #rawPaths = new Map<string, string>();
+  /** Machine folders createFolder made, until takeMadeFolders. */
+  #madeFolders: string[] = [];
 
   constructor(dataDir: string) {
     this.dataDir = dataDir;
@@ -60,8 +62,29 @@ export class RunStore {
     const dir = this.runDir(runId);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, PLAN_FILE), planText);
-    // All at once: a run of a thousand machines is a thousand folders, and run:start waits for them.
-    await Promise.all(machines.map((m) => mkdir(join(dir, m), { recursive: true })));
+    // All at once: a run of a thousand machines is a thousand folders, and run:start waits for
+    // them. A folder found there already (a campaign's run created again after a restart) is
+    // taken as it is, and is not one this call made.
+    const made = await Promise.all(
+      machines.map(async (m) => {
+        const folder = join(dir, m);
+        try {
+          await mkdir(folder);
+          return folder;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
+          throw error;
+        }
+      }),
+    );
+    for (const folder of made) if (folder !== null) this.#madeFolders.push(folder);
+  }
+
+  /** The machine folders createFolder made since the last call (so each holds no file but what was written since). */
+  takeMadeFolders(): string[] {
+    const made = this.#madeFolders;
+    this.#madeFolders = [];
+    return made;
   }
 
   async planText(runId: string): Promise<string> {

@@ -9,16 +9,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machineFacts } from '../../agent/machine-facts.ts';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
-import { AgentRegistry } from '../../coordinator/agent-registry.ts';
 import { RecordSink } from '../../coordinator/record-sink.ts';
-import { RunDispatch } from '../../coordinator/run-dispatch.ts';
-import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
-import { RunStore } from '../../coordinator/run-store.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
+import { startDispatcher } from '../helpers/dispatcher.ts';
 import { environmentLine, loadPlan, sampleLine } from '../helpers/simulated-agent.ts';
 
 const PLAN_TEXT = `${JSON.stringify(loadPlan(96).plan)}\n`;
@@ -31,27 +27,9 @@ function linesOf(machine: string, count: number): string[] {
   return [environmentLine(machine, 'pages', PLAN_SHA256, plan), ...slots.slice(0, count - 1).map((slot, i) => sampleLine(slot, i + 1, plan.repeats, plan.jobs))];
 }
 
-async function dispatchOver(dir: string, machines: readonly string[]): Promise<RunDispatch> {
-  const registry = new AgentRegistry(dir);
-  for (const m of machines) await registry.connected(m, machineFacts(), `conn-${m}`);
-  const store = new RunStore(dir);
-  let dispatch: RunDispatch | null = null;
-  const lifecycle = new RunLifecycle(store, (run) => dispatch?.runChanged(run));
-  dispatch = new RunDispatch({
-    store,
-    lifecycle,
-    registry,
-    agents: { assign: () => Promise.resolve(true), cancel: () => undefined, isOnline: () => true },
-    timing: { assignTimeoutMs: 10_000, machineDeadlineMs: 3_600_000 },
-    onReport: () => undefined,
-  });
-  await dispatch.start();
-  return dispatch;
-}
-
 test('a first batch lands whole in a folder made at run:start, and in one it finds missing (made then)', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-folders-'));
-  const dispatch = await dispatchOver(dir, ['a', 'b']);
+  const { dispatch } = await startDispatcher(dir, ['a', 'b']);
   try {
     const { runId, planSha256 } = await dispatch.startRun({ planText: PLAN_TEXT, machines: ['a', 'b'] });
     assert.equal(planSha256, PLAN_SHA256);
@@ -76,7 +54,7 @@ test('a run created again over its folder (a campaign after a restart) reads the
   // with lines in it (the test writes them where only the record sink would).
   await mkdir(join(dir, 'runs', runId, 'a'), { recursive: true });
   await writeFile(join(dir, 'runs', runId, 'a', 'pages.jsonl'), `${lines.slice(0, 6).join('\n')}\n`);
-  const dispatch = await dispatchOver(dir, ['a']);
+  const { dispatch } = await startDispatcher(dir, ['a']);
   try {
     await dispatch.queueRuns(PLAN_TEXT, PLAN_SHA256, ['a'], 1, () => runId);
     assert.deepEqual(await dispatch.records('a', encodeRecordBatch({ runId, policy: 'pages', fromSeq: 0, lines })), { ok: true, next: 10 });

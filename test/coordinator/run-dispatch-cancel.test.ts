@@ -6,33 +6,16 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machineFacts } from '../../agent/machine-facts.ts';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
-import { AgentRegistry } from '../../coordinator/agent-registry.ts';
-import { RunDispatch } from '../../coordinator/run-dispatch.ts';
-import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
-import { RunStore } from '../../coordinator/run-store.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
+import { startDispatcher } from '../helpers/dispatcher.ts';
 import { environmentLine, loadPlan, sampleLine } from '../helpers/simulated-agent.ts';
 
 test('a batch taken just before a cancel is counted in run.json: its line count equals the lines of the file', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-cancel-'));
-  const registry = new AgentRegistry(dir);
-  await registry.connected('a', machineFacts(), 'conn-a');
-  const store = new RunStore(dir);
-  let dispatch: RunDispatch | null = null;
-  const lifecycle = new RunLifecycle(store, (run) => dispatch?.runChanged(run));
-  dispatch = new RunDispatch({
-    store,
-    lifecycle,
-    registry,
-    agents: { assign: () => Promise.resolve(true), cancel: () => undefined, isOnline: () => true },
-    timing: { assignTimeoutMs: 10_000, machineDeadlineMs: 3_600_000 },
-    onReport: () => undefined,
-  });
-  await dispatch.start();
+  const { dispatch, lifecycle } = await startDispatcher(dir, ['a']);
   try {
     const planText = `${JSON.stringify(loadPlan(96).plan)}\n`;
     const plan = parsePlan(JSON.parse(planText), kernelNames());

@@ -1,0 +1,26 @@
+// A run dispatcher over real run folders in `dir`, without sockets: every machine named is
+// connected and online, and takes every plan it is sent at once. For tests that drive record
+// batches, cancels and finalization straight through the dispatcher.
+import { machineFacts } from '../../agent/machine-facts.ts';
+import { AgentRegistry } from '../../coordinator/agent-registry.ts';
+import { RunDispatch } from '../../coordinator/run-dispatch.ts';
+import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
+import { RunStore } from '../../coordinator/run-store.ts';
+
+export async function startDispatcher(dir: string, machines: readonly string[]): Promise<{ dispatch: RunDispatch; lifecycle: RunLifecycle }> {
+  const registry = new AgentRegistry(dir);
+  for (const m of machines) await registry.connected(m, machineFacts(), `conn-${m}`);
+  const store = new RunStore(dir);
+  let dispatch: RunDispatch | null = null;
+  const lifecycle = new RunLifecycle(store, (run) => dispatch?.runChanged(run));
+  dispatch = new RunDispatch({
+    store,
+    lifecycle,
+    registry,
+    agents: { assign: () => Promise.resolve(true), cancel: () => undefined, isOnline: () => true },
+    timing: { assignTimeoutMs: 10_000, machineDeadlineMs: 3_600_000 },
+    onReport: () => undefined,
+  });
+  await dispatch.start();
+  return { dispatch, lifecycle };
+}

@@ -546,11 +546,13 @@ export class RunDispatch {
 
 /** `cache`'s promise for `key`, made by `make` the first time; one that failed is made again next time. */
 function cached<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
-  let value = cache.get(key);
-  if (!value) {
-    value = make();
-    value.catch(() => cache.delete(key));
-    cache.set(key, value);
-  }
-  return value;
+  const held = cache.get(key);
+  if (held) return held;
+  const made = make();
+  // Only this promise: a newer one (made after a finalization dropped this one) stays.
+  made.catch(() => {
+    if (cache.get(key) === made) cache.delete(key);
+  });
+  cache.set(key, made);
+  return made;
 }

@@ -8,6 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE, writeManifest } from '../analysis/raw/manifest.ts';
 import { background } from '../shared/background.ts';
+import { cachedPromise } from '../shared/promise-cache.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
@@ -424,12 +425,12 @@ export class RunDispatch {
 
   /** The parsed plan of `runId` (parsed once). */
   private planOf(runId: string): Promise<Plan> {
-    return cached(this.plans, runId, async () => parsePlan(JSON.parse(await this.planText(runId)), kernelNames()));
+    return cachedPromise(this.plans, runId, async () => parsePlan(JSON.parse(await this.planText(runId)), kernelNames()));
   }
 
   /** The exact text of `runId`'s plan (read once). */
   private planText(runId: string): Promise<string> {
-    return cached(this.planTexts, runId, () => this.store.planText(runId));
+    return cachedPromise(this.planTexts, runId, () => this.store.planText(runId));
   }
 
   /**
@@ -542,17 +543,4 @@ export class RunDispatch {
     }
     return this.store.runDir(runId);
   }
-}
-
-/** `cache`'s promise for `key`, made by `make` the first time; one that failed is made again next time. */
-function cached<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
-  const held = cache.get(key);
-  if (held) return held;
-  const made = make();
-  // Only this promise: a newer one (made after a finalization dropped this one) stays.
-  made.catch(() => {
-    if (cache.get(key) === made) cache.delete(key);
-  });
-  cache.set(key, made);
-  return made;
 }

@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { workerScript } from '../../shared/worker-script.ts';
+import { cachedPromise } from '../../shared/promise-cache.ts';
 import type { CompareView } from './dashboard-views.ts';
 import type { CompareRequest, CompareResponse } from './compare-worker.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
@@ -37,13 +38,8 @@ export class CompareCache {
     }
     if (plans.size > 1) return Promise.reject(new BenchfleetError('USAGE', 'these runs are of different plans; compare runs of one plan'));
     const key = runs.join(',');
-    let entry = this.entries.get(key);
-    if (!entry) {
-      entry = this.build(runs);
-      this.entries.set(key, entry);
-      entry.catch(() => this.entries.delete(key));
-      if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    }
+    const entry = cachedPromise(this.entries, key, () => this.build(runs));
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
     return entry;
   }
 

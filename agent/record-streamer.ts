@@ -9,7 +9,7 @@ import { errorMessage } from '../shared/errors.ts';
 import { CoalescedWork } from '../shared/coalesced-work.ts';
 import { createLogger } from '../shared/log.ts';
 import type { Policy } from '../shared/policies.ts';
-import { batchProgress, encodeRecordBatch } from '../shared/protocol/batch.ts';
+import { carriedProgress, encodeRecordBatch } from '../shared/protocol/batch.ts';
 import { linesForBatch, RECORD_SEND_MS } from '../shared/protocol/limits.ts';
 import type { AgentToCoordinator, CoordinatorToAgent, RunProgress } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
@@ -108,7 +108,7 @@ export class RecordStreamer {
           const fromSeq = this.base.get(policy) ?? 0;
           const lines = linesForBatch(pending, Math.min(BATCH_LINES, left));
           const progress = this.progressToCarry?.() ?? null;
-          const batch = encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines, ...(progress ? { progress: batchProgress(progress) } : {}) });
+          const batch = encodeRecordBatch({ runId: this.runId, policy, fromSeq, lines, ...carriedProgress(progress) });
           const answer: unknown = await request<AgentToCoordinator, 'records'>(this.socket, ACK_TIMEOUT_MS, 'records', batch);
           const ack = this.checked(() => validateBatchAck(answer, fromSeq, lines.length), `the answer to the batch of ${policy} lines ${fromSeq} to ${fromSeq + lines.length}`);
           if (!ack.ok) {

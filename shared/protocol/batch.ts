@@ -6,7 +6,8 @@ export function encodeRecordBatch(batch: RecordBatch): Uint8Array {
   return pack(batch);
 }
 
-/** A `run:progress` as a record batch of the same run carries it. */
-export function batchProgress(progress: RunProgress): BatchProgress {
-  return { done: progress.done, total: progress.total, ...(progress.waiting === undefined ? {} : { waiting: progress.waiting }) };
+/** The `progress` field of a record batch of the same run carrying `progress` (none for null). */
+export function carriedProgress(progress: RunProgress | null): { progress?: BatchProgress } {
+  if (progress === null) return {};
+  return { progress: { done: progress.done, total: progress.total, ...(progress.waiting === undefined ? {} : { waiting: progress.waiting }) } };
 }

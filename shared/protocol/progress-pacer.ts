@@ -50,10 +50,7 @@ export class ProgressPacer {
    */
   take(): RunProgress | null {
     const due = this.pending;
-    if (due === null) return null;
-    this.stop();
-    this.last = due;
-    this.lastAt = performance.now();
+    if (due !== null) this.sentNow(due, performance.now());
     return due;
   }
 
@@ -65,9 +62,14 @@ export class ProgressPacer {
   }
 
   private emit(progress: RunProgress, now: number): void {
+    this.sentNow(progress, now);
+    this.send(progress);
+  }
+
+  /** `progress` goes now (on its own or on a batch): nothing waits, and the window starts again. */
+  private sentNow(progress: RunProgress, now: number): void {
     this.stop();
     this.last = progress;
     this.lastAt = now;
-    this.send(progress);
   }
 }

@@ -19,7 +19,7 @@ import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
-import { batchProgress, encodeRecordBatch } from '../../shared/protocol/batch.ts';
+import { carriedProgress, encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { RECORD_SEND_MS } from '../../shared/protocol/limits.ts';
 import { AGENT_NAMESPACE, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent, type MachineFacts, type RunAssignment } from '../../shared/protocol/events.ts';
 import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
@@ -266,7 +266,7 @@ export class SimulatedAgent {
     const sent = performance.now();
     // The progress held by the pacer rides on the batch, as the agent's does.
     const progress = run.progress.take();
-    request<AgentToCoordinator, 'records'>(this.socket, ANSWER_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: run.runId, policy: f.policy, fromSeq, lines, ...(progress ? { progress: batchProgress(progress) } : {}) })).then(
+    request<AgentToCoordinator, 'records'>(this.socket, ANSWER_TIMEOUT_MS, 'records', encodeRecordBatch({ runId: run.runId, policy: f.policy, fromSeq, lines, ...carriedProgress(progress) })).then(
       (ack) => {
         f.inFlight = false;
         const answeredAt = performance.now();

@@ -1,18 +1,19 @@
 // Where record batches land: DIR/runs/<runId>/<machine>/<policy>.jsonl, exactly the harness's
-// lines. A batch is acknowledged only after its lines are written and synced, so an
-// acknowledged sample survives a crash of the coordinator. Lines carry sequence numbers: a
+// lines. A batch is acknowledged only once its lines are on disk, so an acknowledged sample
+// survives a crash of the coordinator (or of the machine). Lines carry sequence numbers: a
 // resent line the file already holds is dropped, a gap is refused, and the next expected seq
 // is always the number of complete lines in the file, so a restarted coordinator recovers it
 // from disk (dropping a torn last line first). A file in a folder this coordinator made for a
 // new run (knownEmpty) starts at 0 without a read: a thousand machines' first batches come at once.
 //
-// Group commit: each file has one writer. Batches for a file that arrive while its previous
-// synced write is in flight wait and then go together, in one write on a handle opened O_DSYNC
-// (so the write returns once the lines are on disk), each answered after it. A file's handle
-// stays open while its run takes records (at most MAX_OPEN_FILES at once, the least recently
-// used idle one closed first) and its folder is made only if missing; forget() closes and drops
-// everything of a finished run.
-import { constants } from 'node:fs';
+// Each file has one writer: batches for a file that arrive while its previous write is in
+// flight wait and then go together. A write goes to the file unsynced (the page cache) and to
+// the record journal (record-journal.ts), which syncs the batches of every file of a moment in
+// one write; each batch is answered after that. A file's handle stays open while its run takes
+// records (at most MAX_OPEN_FILES at once, the least recently used idle one closed first, and
+// synced before it is closed) and its folder is made only if missing; forget() syncs, closes
+// and drops everything of a finished run.
+import { constants, ftruncateSync, writeSync } from 'node:fs';
 import { open, mkdir, type FileHandle } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import { validateEnvironment, validateSample } from '../shared/record-validate.ts';
@@ -22,6 +23,7 @@ import { createLogger } from '../shared/log.ts';
 import { cutTornLine, readJsonlFile } from '../shared/jsonl-file.ts';
 import type { Plan } from '../shared/plan.ts';
 import { RecordPlanCheck, type PlannedLines } from './record-plan-check.ts';
+import { RecordJournal, type JournalReplay } from './record-journal.ts';
 
 const log = createLogger('coordinator:records');
 
@@ -86,8 +88,8 @@ function shapeProblem(r: Record<string, unknown>, seq: number, policy: string, e
   return checked.ok ? null : `line ${seq}: ${checked.message}`;
 }
 
-/** Append, create, and synced data on every write (O_DSYNC: the write returns once the data, and the size that reaches it, are on disk, as after fdatasync). */
-const APPEND_SYNCED = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
+/** Append and create; unsynced: the journal's write is what makes a batch durable. */
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
 
 /** File handles kept open at once; the least recently used idle one is closed beyond this. */
 export const MAX_OPEN_FILES = 4096;
@@ -101,13 +103,18 @@ class StorageFailure extends BenchfleetError {
   }
 }
 
-/** FileHandle.write may write less than asked (a filling disk); go on until all is written or it fails. */
-async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
+/**
+ * Write all of `data` to the page cache at the end of the file, on this thread: a write that
+ * lands in memory takes microseconds, where a call on libuv's pool costs the event loop more
+ * (it hands the CPU to a pool thread) at thousands of writes a second on two cores. A short
+ * write (a filling disk) goes on until it fails.
+ */
+function writeAllSync(fd: number, data: Buffer): void {
   let offset = 0;
   while (offset < data.length) {
-    const { bytesWritten } = await handle.write(data, offset, data.length - offset);
-    if (bytesWritten <= 0) throw Object.assign(new Error(`wrote 0 of ${data.length - offset} bytes`), { code: 'ENOSPC' });
-    offset += bytesWritten;
+    const written = writeSync(fd, data, offset, data.length - offset);
+    if (written <= 0) throw Object.assign(new Error(`wrote 0 of ${data.length - offset} bytes`), { code: 'ENOSPC' });
+    offset += written;
   }
 }
 
@@ -126,6 +133,8 @@ interface SinkFile {
   queue: QueuedBatch[];
   writing: boolean;
   handle: FileHandle | null;
+  /** Written through `handle` since it was opened: synced before it is closed (the journal may drop its entries once synced). */
+  written: boolean;
   /**
    * The file's length in bytes (it ends on a complete line), valid while `next` is known: read
    * from disk with it by nextSeq and moved by every write since (this sink is the file's only
@@ -148,6 +157,40 @@ export class RecordSink {
   private readonly emptyFolders = new Set<string>();
   /** What each file holds against its run's plan. */
   readonly plans = new RecordPlanCheck();
+  private journal: RecordJournal | null = null;
+
+  /**
+   * Replay what a crash left in `dataDir`'s record journal into the raw files, then take
+   * batches. Before anything reads a raw file: until then a file may lack acknowledged lines.
+   */
+  async start(dataDir: string): Promise<JournalReplay> {
+    const { journal, replay } = await RecordJournal.open(dataDir, (path) => this.syncFile(path));
+    this.journal = journal;
+    return replay;
+  }
+
+  /** Synced journal writes so far (each carrying every batch that waited for it); for benchmarks and tests. */
+  get journalWrites(): number {
+    return this.journal?.writes ?? 0;
+  }
+
+  /** Sync the journal's raw files and delete its old segments now (as it does by itself every minute or 64 MiB). */
+  checkpoint(): Promise<void> {
+    return this.journal?.checkpoint() ?? Promise.resolve();
+  }
+
+  /** For a journal checkpoint: `path`'s data on disk. A file not open was synced when it was closed. */
+  private async syncFile(path: string): Promise<void> {
+    const f = this.files.get(path);
+    const handle = f?.handle;
+    if (!f || !handle) return;
+    try {
+      await handle.datasync();
+    } catch (error) {
+      // Closed meanwhile: closeHandle synced it first.
+      if (f.handle === handle) throw error;
+    }
+  }
 
   private file(path: string): SinkFile {
     let f = this.files.get(path);
@@ -158,7 +201,7 @@ export class RecordSink {
       return f;
     }
     const empty = this.emptyFolders.has(dirname(path));
-    f = { path, next: empty ? 0 : null, queue: [], writing: false, handle: null, size: 0, idle: Promise.resolve(), markIdle: () => undefined };
+    f = { path, next: empty ? 0 : null, queue: [], writing: false, handle: null, written: false, size: 0, idle: Promise.resolve(), markIdle: () => undefined };
     this.files.set(path, f);
     return f;
   }
@@ -267,12 +310,15 @@ export class RecordSink {
   }
 
   /**
-   * Append `data` to the file whole or not at all. A disk that fills up mid-write (ENOSPC, a
-   * short write) or fails to sync leaves a torn tail: it is cut back to the length the file had,
-   * which ends on a complete line, and the batches are refused so the agent resends them later.
-   * Nothing is acknowledged that is not on disk whole.
+   * Append `data` to the file whole or not at all, and have it on disk through the journal. A
+   * disk that fills up mid-write (ENOSPC, a short write) or a journal write that fails leaves
+   * the file's tail unacknowledged: it is cut back to the length the file had, which ends on a
+   * complete line, and the batches are refused so the agent resends them later. Nothing is
+   * acknowledged that is not on disk whole.
    */
   private async appendWhole(f: SinkFile, data: Buffer, policy: string): Promise<void> {
+    const journal = this.journal;
+    if (!journal) throw new StorageFailure(f.path, policy, 'the record journal is not open yet', false);
     let handle: FileHandle;
     try {
       handle = await this.handleOf(f);
@@ -281,16 +327,14 @@ export class RecordSink {
     }
     const before = f.size;
     try {
-      // The handle is opened O_DSYNC: each write returns once its data is on disk, one call on
-      // libuv's pool of four threads instead of a write and an fdatasync (two, with a queue
-      // behind them at a thousand files).
-      await writeFully(handle, data);
+      f.written = true;
+      writeAllSync(handle.fd, data);
+      await journal.append([{ path: f.path, offset: before, data }]);
       f.size = before + data.length;
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
       try {
-        await handle.truncate(before);
-        await handle.datasync();
+        ftruncateSync(handle.fd, before);
       } catch (undo) {
         // The next nextSeq() re-reads the file and cuts any torn line then.
         log.error(`${f.path}: could not cut a partly written batch back to ${before} bytes: ${errorMessage(undo)}`);
@@ -310,13 +354,14 @@ export class RecordSink {
     // one call on libuv's pool per file instead of two, with a thousand files opened at once.
     let handle: FileHandle;
     try {
-      handle = await open(f.path, APPEND_SYNCED);
+      handle = await open(f.path, APPEND);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       await mkdir(dirname(f.path), { recursive: true });
-      handle = await open(f.path, APPEND_SYNCED);
+      handle = await open(f.path, APPEND);
     }
     f.handle = handle;
+    f.written = false;
     this.openCount++;
     return handle;
   }
@@ -326,6 +371,8 @@ export class RecordSink {
     if (!handle) return;
     f.handle = null;
     this.openCount--;
+    // Its unsynced writes on disk before the journal could forget them (a checkpoint syncs open files only).
+    if (f.written) await handle.datasync().catch((error: unknown) => log.error(`${f.path}: syncing before closing: ${errorMessage(error)}`));
     await handle.close().catch((error: unknown) => log.warn(`${f.path}: closing: ${errorMessage(error)}`));
   }
 
@@ -359,11 +406,12 @@ export class RecordSink {
     return this.files.size;
   }
 
-  /** Close every handle (the coordinator is stopping), after the writes in flight. */
+  /** Sync and close every handle (the coordinator is stopping), after the writes in flight; then the journal's last checkpoint. */
   async close(): Promise<void> {
     for (const f of [...this.files.values()]) {
       while (f.writing || f.queue.length > 0) await f.idle;
       await this.closeHandle(f);
     }
+    await this.journal?.close();
   }
 }

@@ -129,6 +129,8 @@ export class RunDispatch {
 
   /** Load every run and pick up what a restart interrupted. */
   async start(): Promise<void> {
+    // First: a crash may have left acknowledged lines only in the record journal.
+    await this.sink.start(this.store.dataDir);
     await this.lifecycle.load((runId, problem) => log.error(`run ${runId} skipped: ${problem}`));
     this.markLoaded();
     background(log, 'run index', this.runIndex.index());

@@ -1,0 +1,371 @@
+// The record journal: what makes an acknowledged record line durable. Every batch the record
+// sink takes is written to its raw file (to the page cache, unsynced) and to this journal, and
+// the journal is what is synced: batches of every file that arrive while one journal write is
+// on the disk go together in the next, one synced write for all of them (group commit across
+// files). A thousand machines' batches of a moment cost one sync, not a thousand: on a 2-core
+// machine a synced write per file kept libuv's pool and the CPU busy enough to slow every
+// answer (docs/protocol.md, "Scale").
+//
+// An entry is one write to one raw file: where it starts (the file's length before it) and its
+// bytes, framed with a header and a checksum:
+//
+//   B <offset> <length> <checksum> <path as JSON>\n<length bytes>
+//
+// (the checksum is the first 16 hex digits of the SHA-256 of "<offset> <length> <path>\n"
+// followed by the bytes). The path is relative to the data folder.
+//
+// A checkpoint makes the journal short again: it starts a new segment, syncs every raw file
+// written in the old ones, and only then deletes them. On start, segments left by a crash are
+// replayed before anything reads a raw file: each entry's bytes are written back at its offset
+// and each file is cut to the end of its last entry, so every file holds exactly what was
+// acknowledged, whatever the page cache had put on disk. An entry cut short by the crash (or
+// that fails its checksum) and everything after it in its segment were never acknowledged.
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { createLogger } from '../shared/log.ts';
+import { errorMessage } from '../shared/errors.ts';
+
+const log = createLogger('coordinator:journal');
+
+/** The journal's folder inside the data folder. */
+export const JOURNAL_DIR = 'journal';
+/** A segment past this size is checkpointed (its raw files synced, then it is deleted). */
+export const SEGMENT_BYTES = 64 * 1024 * 1024;
+/** A segment with anything in it is checkpointed after this long, so a quiet coordinator keeps no journal. */
+export const CHECKPOINT_MS = 60_000;
+/** Raw files synced at once by a checkpoint: two of libuv's four pool threads, the journal's writes keep the others. */
+const SYNCS_AT_ONCE = 2;
+
+const SEGMENT_NAME = /^(\d{8})\.wal$/;
+const HEADER = /^B (\d+) (\d+) ([0-9a-f]{16}) ("(?:[^"\\]|\\.)*")$/;
+
+/** One write to one raw file: `data` went to `path` at byte `offset` (its length before). */
+export interface JournalEntry {
+  path: string;
+  offset: number;
+  data: Buffer;
+}
+
+/** What a start found in the journal and wrote back. */
+export interface JournalReplay {
+  segments: number;
+  entries: number;
+  files: number;
+  /** Bytes after a segment's last whole entry: a write the crash cut short, never acknowledged. */
+  tornBytes: number;
+  /** Entries not replayed, each with why (a run folder deleted since, a file shorter than the entry's start). */
+  skipped: string[];
+}
+
+function checksum(rel: string, offset: number, data: Buffer): string {
+  return createHash('sha256').update(`${offset} ${data.length} ${rel}\n`).update(data).digest('hex').slice(0, 16);
+}
+
+function frame(rel: string, entry: JournalEntry): Buffer {
+  const header = `B ${entry.offset} ${entry.data.length} ${checksum(rel, entry.offset, entry.data)} ${JSON.stringify(rel)}\n`;
+  return Buffer.concat([Buffer.from(header), entry.data]);
+}
+
+function segmentName(n: number): string {
+  return `${String(n).padStart(8, '0')}.wal`;
+}
+
+/** FileHandle.write may write less than asked; go on until all is written or it fails. */
+export async function writeFully(handle: FileHandle, data: Buffer, position: number | null = null): Promise<void> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await handle.write(data, done, data.length - done, position === null ? null : position + done);
+    if (bytesWritten <= 0) throw Object.assign(new Error(`wrote 0 of ${data.length - done} bytes`), { code: 'ENOSPC' });
+    done += bytesWritten;
+  }
+}
+
+interface PendingGroup {
+  frames: Buffer[];
+  paths: string[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class RecordJournal {
+  readonly dataDir: string;
+  readonly dir: string;
+  /** Syncs one raw file's data to disk (the record sink's open handle), for a checkpoint. */
+  private readonly syncFile: (path: string) => Promise<void>;
+  /** The segment new entries go to, and its handle once opened (O_DSYNC: a write returns once on disk). */
+  private segment: number;
+  private handle: FileHandle | null = null;
+  private size = 0;
+  private segmentStarted = 0;
+  /** Segments before `segment` that a checkpoint has not deleted yet. */
+  private readonly older: number[] = [];
+  /** Raw files with an entry in any segment not yet checkpointed. */
+  private paths = new Set<string>();
+  private pending: PendingGroup[] = [];
+  private writing = false;
+  /** Resolves when the writer stops (nothing pending), for close(). */
+  private idle: Promise<void> = Promise.resolve();
+  private rotateWanted: (() => void) | null = null;
+  private checkpointing: Promise<void> | null = null;
+  private closed = false;
+  /** Synced journal writes so far, each carrying every batch that waited for it. */
+  writes = 0;
+
+  private constructor(dataDir: string, segment: number, syncFile: (path: string) => Promise<void>) {
+    this.dataDir = dataDir;
+    this.dir = join(dataDir, JOURNAL_DIR);
+    this.segment = segment;
+    this.syncFile = syncFile;
+  }
+
+  /**
+   * Replay what a crash left in `dataDir`'s journal into the raw files, sync them, delete the
+   * old segments, and give the journal new entries go to. Nothing may read a raw file before.
+   */
+  static async open(dataDir: string, syncFile: (path: string) => Promise<void>): Promise<{ journal: RecordJournal; replay: JournalReplay }> {
+    const dir = join(dataDir, JOURNAL_DIR);
+    await mkdir(dir, { recursive: true });
+    const segments = (await readdir(dir)).flatMap((name) => {
+      const m = SEGMENT_NAME.exec(name);
+      return m ? [Number(m[1])] : [];
+    });
+    segments.sort((a, b) => a - b);
+    const replay = await replaySegments(dataDir, segments.map((n) => join(dir, segmentName(n))));
+    for (const n of segments) await rm(join(dir, segmentName(n)), { force: true });
+    if (segments.length > 0) await syncFolder(dir);
+    return { journal: new RecordJournal(dataDir, (segments.at(-1) ?? 0) + 1, syncFile), replay };
+  }
+
+  /** Write `entries` to the journal; resolves once they are on disk, with every entry that arrived meanwhile. */
+  append(entries: readonly JournalEntry[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the record journal is closed'));
+    const frames = entries.map((e) => frame(this.relative(e.path), e));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ frames, paths: entries.map((e) => e.path), resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private relative(path: string): string {
+    const rel = relative(this.dataDir, path);
+    if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) throw new Error(`${path} is not inside the data folder ${this.dataDir}`);
+    return rel.split(sep).join('/');
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    let markIdle = (): void => undefined;
+    this.idle = new Promise((resolve) => (markIdle = resolve));
+    try {
+      for (;;) {
+        // A checkpoint starts its new segment between two writes, never during one.
+        if (this.rotateWanted) {
+          const rotated = this.rotateWanted;
+          this.rotateWanted = null;
+          await this.rotate();
+          rotated();
+        }
+        if (this.pending.length === 0) break;
+        const group = this.pending.splice(0);
+        try {
+          await this.write(Buffer.concat(group.flatMap((g) => g.frames)));
+        } catch (error) {
+          for (const g of group) g.reject(error);
+          continue;
+        }
+        this.writes++;
+        for (const g of group) for (const p of g.paths) this.paths.add(p);
+        for (const g of group) g.resolve();
+        this.checkpointIfDue();
+      }
+    } finally {
+      this.writing = false;
+      markIdle();
+    }
+  }
+
+  /** One synced write at the end of the segment; on failure the segment is cut back, or left for a new one. */
+  private async write(data: Buffer): Promise<void> {
+    const handle = await this.current();
+    const before = this.size;
+    try {
+      await writeFully(handle, data);
+      this.size = before + data.length;
+    } catch (error) {
+      try {
+        await handle.truncate(before);
+        await handle.datasync();
+      } catch (undo) {
+        // The segment may end in a partial entry: a replay stops there. Later entries go to a new one.
+        log.error(`${this.dir}/${segmentName(this.segment)}: could not cut a failed write back to ${before} bytes (${errorMessage(undo)}); going on in a new segment`);
+        await this.rotate();
+      }
+      throw error;
+    }
+  }
+
+  private async current(): Promise<FileHandle> {
+    if (this.handle) return this.handle;
+    const handle = await open(join(this.dir, segmentName(this.segment)), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC);
+    try {
+      // The segment's name must survive a crash with its bytes.
+      await syncFolder(this.dir);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    this.handle = handle;
+    this.size = 0;
+    this.segmentStarted = Date.now();
+    return handle;
+  }
+
+  /** Close the current segment (if opened) and make the next one current. Only between writes. */
+  private async rotate(): Promise<void> {
+    const handle = this.handle;
+    this.handle = null;
+    this.size = 0;
+    this.older.push(this.segment);
+    this.segment++;
+    await handle?.close().catch((error: unknown) => log.warn(`closing a journal segment: ${errorMessage(error)}`));
+  }
+
+  private checkpointIfDue(): void {
+    if (this.checkpointing || this.closed) return;
+    if (this.size >= SEGMENT_BYTES || (this.size > 0 && Date.now() - this.segmentStarted >= CHECKPOINT_MS)) {
+      void this.checkpoint().catch((error: unknown) => log.warn(`journal checkpoint: ${errorMessage(error)}; its segments stay until the next one`));
+    }
+  }
+
+  /**
+   * Start a new segment, sync every raw file with an entry in the old ones, then delete them.
+   * A failed sync keeps the old segments (and their files' names) for the next checkpoint.
+   */
+  checkpoint(): Promise<void> {
+    this.checkpointing ??= this.runCheckpoint().finally(() => {
+      this.checkpointing = null;
+    });
+    return this.checkpointing;
+  }
+
+  private async runCheckpoint(): Promise<void> {
+    if (this.writing) await new Promise<void>((resolve) => (this.rotateWanted = resolve));
+    else await this.rotate();
+    const paths = this.paths;
+    this.paths = new Set();
+    const segments = this.older.splice(0);
+    try {
+      const queue = [...paths];
+      const worker = async (): Promise<void> => {
+        for (let path = queue.shift(); path !== undefined; path = queue.shift()) await this.syncFile(path);
+      };
+      await Promise.all(Array.from({ length: SYNCS_AT_ONCE }, worker));
+    } catch (error) {
+      for (const p of paths) this.paths.add(p);
+      this.older.unshift(...segments);
+      throw error;
+    }
+    for (const n of segments) await rm(join(this.dir, segmentName(n)), { force: true });
+    await syncFolder(this.dir);
+  }
+
+  /** After the record sink has synced and closed its files: a last checkpoint, so a clean stop leaves no journal. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.checkpointing?.catch(() => undefined);
+    while (this.writing) await this.idle;
+    this.closed = true;
+    await this.runCheckpoint().catch((error: unknown) => log.warn(`journal checkpoint at close: ${errorMessage(error)}; it is replayed at the next start`));
+  }
+}
+
+async function syncFolder(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Write every whole entry of `segments` (in order) back into its raw file; see the top of this file. */
+async function replaySegments(dataDir: string, segments: readonly string[]): Promise<JournalReplay> {
+  const result: JournalReplay = { segments: segments.length, entries: 0, files: 0, tornBytes: 0, skipped: [] };
+  const files = new Map<string, { handle: FileHandle; end: number } | null>();
+  try {
+    for (const segment of segments) {
+      const bytes = await readFile(segment);
+      let at = 0;
+      while (at < bytes.length) {
+        const entry = parseEntry(bytes, at);
+        if (!entry) break;
+        at = entry.next;
+        const path = join(dataDir, ...entry.rel.split('/'));
+        const known = files.get(path);
+        if (known === null) continue;
+        const file = known ?? (await openForReplay(path, entry.rel, result));
+        files.set(path, file);
+        if (!file) continue;
+        const { size } = await file.handle.stat();
+        if (size < entry.offset) {
+          result.skipped.push(`${entry.rel}: holds ${size} bytes on disk but the journal's entry starts at ${entry.offset}; its later entries are not replayed`);
+          files.set(path, null);
+          await file.handle.close();
+          continue;
+        }
+        await writeFully(file.handle, entry.data, entry.offset);
+        file.end = entry.offset + entry.data.length;
+        result.entries++;
+      }
+      if (at < bytes.length) {
+        result.tornBytes += bytes.length - at;
+        log.warn(`${segment}: ${bytes.length - at} bytes after its last whole entry were never acknowledged; dropped`);
+      }
+    }
+    for (const file of files.values()) {
+      if (!file) continue;
+      // Anything past the last entry was written and never acknowledged (a write whose journal entry failed).
+      await file.handle.truncate(file.end);
+      await file.handle.datasync();
+      result.files++;
+    }
+  } finally {
+    for (const file of files.values()) await file?.handle.close().catch(() => undefined);
+  }
+  if (result.entries > 0 || result.skipped.length > 0) log.info(`journal: replayed ${result.entries} entries into ${result.files} raw files from ${result.segments} segments${result.skipped.length > 0 ? `; skipped: ${result.skipped.join('; ')}` : ''}`);
+  return result;
+}
+
+/** A raw file to replay into; null (said in `skipped`) when its machine folder is gone: its run was deleted. */
+async function openForReplay(path: string, rel: string, result: JournalReplay): Promise<{ handle: FileHandle; end: number } | null> {
+  const folder = await stat(dirname(path)).catch(() => null);
+  if (!folder?.isDirectory()) {
+    result.skipped.push(`${rel}: its folder is gone (the run was deleted)`);
+    return null;
+  }
+  return { handle: await open(path, constants.O_RDWR | constants.O_CREAT), end: 0 };
+}
+
+/** The whole entry at `at`, or null when what is there is cut short or fails its checksum. */
+function parseEntry(bytes: Buffer, at: number): { rel: string; offset: number; data: Buffer; next: number } | null {
+  const newline = bytes.indexOf(0x0a, at);
+  if (newline < 0) return null;
+  const header = HEADER.exec(bytes.subarray(at, newline).toString('utf8'));
+  if (!header) return null;
+  const offset = Number(header[1]);
+  const length = Number(header[2]);
+  let rel: unknown;
+  try {
+    rel = JSON.parse(header[4] as string);
+  } catch {
+    return null;
+  }
+  if (typeof rel !== 'string' || rel.split('/').some((part) => part === '..' || part === '') || rel.startsWith('/')) return null;
+  const end = newline + 1 + length;
+  if (end > bytes.length) return null;
+  const data = bytes.subarray(newline + 1, end);
+  if (checksum(rel, offset, data) !== header[3]) return null;
+  return { rel, offset, data, next: end };
+}

@@ -135,6 +135,8 @@ interface SinkFile {
   handle: FileHandle | null;
   /** Written through `handle` since it was opened: synced before it is closed (the journal may drop its entries once synced). */
   written: boolean;
+  /** A failed write could not be cut back: the file may hold bytes the journal does not (see nextSeq). */
+  unjournaled: boolean;
   /**
    * The file's length in bytes (it ends on a complete line), valid while `next` is known: read
    * from disk with it by nextSeq and moved by every write since (this sink is the file's only
@@ -201,7 +203,7 @@ export class RecordSink {
       return f;
     }
     const empty = this.emptyFolders.has(dirname(path));
-    f = { path, next: empty ? 0 : null, queue: [], writing: false, handle: null, written: false, size: 0, idle: Promise.resolve(), markIdle: () => undefined };
+    f = { path, next: empty ? 0 : null, queue: [], writing: false, handle: null, written: false, unjournaled: false, size: 0, idle: Promise.resolve(), markIdle: () => undefined };
     this.files.set(path, f);
     return f;
   }
@@ -216,6 +218,13 @@ export class RecordSink {
     const f = this.file(path);
     if (f.next === null) {
       const recovered = await recoverFile(path);
+      if (f.unjournaled && this.journal) {
+        // A write that could not be cut back may have left lines the journal does not hold (the
+        // file was synced when its handle closed): from this length on, the journal vouches for
+        // the file again, so a replay does not cut it back to the entry before.
+        await this.journal.append([{ path, offset: recovered.bytes, data: Buffer.alloc(0) }]);
+        f.unjournaled = false;
+      }
       // A read that finished after another one (or after a write) is not newer than what it found.
       if (f.next === null) {
         f.next = recovered.lines;
@@ -283,7 +292,10 @@ export class RecordSink {
         await this.appendWhole(f, Buffer.from(chunks.join('')), group[0]?.batch.policy ?? '');
       } catch (error) {
         // The file may end torn: recover the count (and cut the tail) from disk next time.
-        if (error instanceof StorageFailure && error.unsure) f.next = null;
+        if (error instanceof StorageFailure && error.unsure) {
+          f.next = null;
+          f.unjournaled = true;
+        }
         for (const { q } of taken) q.reject(error);
         return;
       }

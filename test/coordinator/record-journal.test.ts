@@ -10,7 +10,7 @@ import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
-import { JOURNAL_DIR } from '../../coordinator/record-journal.ts';
+import { JOURNAL_DIR, RecordJournal } from '../../coordinator/record-journal.ts';
 import { RecordSink, type LineExpectations } from '../../coordinator/record-sink.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
@@ -196,4 +196,30 @@ test('a journal that cannot be written refuses the batch and cuts its raw file b
   } finally {
     await sink.close();
   }
+});
+
+test('an entry without bytes says where a file stands: lines a failed write left, synced but in no entry, survive a replay', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-journal-'));
+  const path = rawPath(dir, 'a');
+  await mkdir(join(dir, 'runs', 'r1', 'a'), { recursive: true });
+  const l = linesOf('a', 13);
+  const { journal } = await RecordJournal.open(dir, () => Promise.resolve());
+  // Ten lines through the journal, then three on disk that no entry holds (what the record sink
+  // finds after a write it could not cut back), then the marker it writes when it reads the file again.
+  const first = Buffer.from(text(l.slice(0, 10)));
+  await writeFile(path, first);
+  await journal.append([{ path, offset: 0, data: first }]);
+  await appendFile(path, text(l.slice(10)));
+  const unmarked = await crashCopy(dir);
+  await journal.append([{ path, offset: Buffer.byteLength(text(l)), data: Buffer.alloc(0) }]);
+  const marked = await crashCopy(dir);
+  await journal.close();
+
+  const withoutMarker = await RecordJournal.open(unmarked, () => Promise.resolve());
+  assert.equal(await readFile(rawPath(unmarked, 'a'), 'utf8'), text(l.slice(0, 10)), 'without the marker a replay ends the file at its last entry');
+  await withoutMarker.journal.close();
+  const withMarker = await RecordJournal.open(marked, () => Promise.resolve());
+  assert.equal(await readFile(rawPath(marked, 'a'), 'utf8'), text(l));
+  assert.equal(withMarker.replay.entries, 2);
+  await withMarker.journal.close();
 });

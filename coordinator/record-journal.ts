@@ -141,7 +141,12 @@ export class RecordJournal {
   /** Write `entries` to the journal; resolves once they are on disk, with every entry that arrived meanwhile. */
   append(entries: readonly JournalEntry[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the record journal is closed'));
-    const frames = entries.map((e) => frame(this.relative(e.path), e));
+    let frames: Buffer[];
+    try {
+      frames = entries.map((e) => frame(this.relative(e.path), e));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     return new Promise((resolve, reject) => {
       this.pending.push({ frames, paths: entries.map((e) => e.path), resolve, reject });
       if (!this.writing) void this.drain();

@@ -160,6 +160,8 @@ export class RecordSink {
   /** What each file holds against its run's plan. */
   readonly plans = new RecordPlanCheck();
   private journal: RecordJournal | null = null;
+  /** Files whose sync before closing failed: a checkpoint syncs them by name, and keeps its segments until that works. */
+  private readonly closedUnsynced = new Set<string>();
 
   /**
    * Replay what a crash left in `dataDir`'s record journal into the raw files, then take
@@ -181,11 +183,21 @@ export class RecordSink {
     return this.journal?.checkpoint() ?? Promise.resolve();
   }
 
-  /** For a journal checkpoint: `path`'s data on disk. A file not open was synced when it was closed. */
+  /** For a journal checkpoint: `path`'s data on disk. A file not open was synced when it was closed, or is in `closedUnsynced`. */
   private async syncFile(path: string): Promise<void> {
     const f = this.files.get(path);
     const handle = f?.handle;
-    if (!f || !handle) return;
+    if (!f || !handle) {
+      if (!this.closedUnsynced.has(path)) return;
+      const reopened = await open(path, constants.O_RDONLY);
+      try {
+        await reopened.datasync();
+      } finally {
+        await reopened.close();
+      }
+      this.closedUnsynced.delete(path);
+      return;
+    }
     try {
       await handle.datasync();
     } catch (error) {
@@ -384,7 +396,12 @@ export class RecordSink {
     f.handle = null;
     this.openCount--;
     // Its unsynced writes on disk before the journal could forget them (a checkpoint syncs open files only).
-    if (f.written) await handle.datasync().catch((error: unknown) => log.error(`${f.path}: syncing before closing: ${errorMessage(error)}`));
+    if (f.written) {
+      await handle.datasync().catch((error: unknown) => {
+        log.error(`${f.path}: syncing before closing: ${errorMessage(error)}; the journal keeps its lines until a sync works`);
+        this.closedUnsynced.add(f.path);
+      });
+    }
     await handle.close().catch((error: unknown) => log.warn(`${f.path}: closing: ${errorMessage(error)}`));
   }
 

@@ -33,7 +33,7 @@ const log = createLogger('coordinator:journal');
 export const JOURNAL_DIR = 'journal';
 /** A segment past this size is checkpointed (its raw files synced, then it is deleted). */
 export const SEGMENT_BYTES = 64 * 1024 * 1024;
-/** A segment with anything in it is checkpointed after this long, so a quiet coordinator keeps no journal. */
+/** A segment is checkpointed once it is this old (a timer after its first write), so a quiet coordinator keeps no journal. */
 export const CHECKPOINT_MS = 60_000;
 /** Raw files synced at once by a checkpoint: two of libuv's four pool threads, the journal's writes keep the others. */
 const SYNCS_AT_ONCE = 2;
@@ -109,6 +109,8 @@ export class RecordJournal {
   private idle: Promise<void> = Promise.resolve();
   private rotateWanted: (() => void) | null = null;
   private checkpointing: Promise<void> | null = null;
+  /** The checkpoint due CHECKPOINT_MS after a write found none due. */
+  private checkpointTimer: NodeJS.Timeout | null = null;
   private closed = false;
   /** Synced journal writes so far, each carrying every batch that waited for it. */
   writes = 0;
@@ -239,9 +241,18 @@ export class RecordJournal {
 
   private checkpointIfDue(): void {
     if (this.checkpointing || this.closed) return;
-    if (this.size >= SEGMENT_BYTES || (this.size > 0 && Date.now() - this.segmentStarted >= CHECKPOINT_MS)) {
-      void this.checkpoint().catch((error: unknown) => log.warn(`journal checkpoint: ${errorMessage(error)}; its segments stay until the next one`));
+    if (this.size >= SEGMENT_BYTES || Date.now() - this.segmentStarted >= CHECKPOINT_MS) this.checkpointInBackground();
+    else if (!this.checkpointTimer) {
+      this.checkpointTimer = setTimeout(() => {
+        this.checkpointTimer = null;
+        if (!this.closed) this.checkpointInBackground();
+      }, CHECKPOINT_MS);
+      this.checkpointTimer.unref();
     }
+  }
+
+  private checkpointInBackground(): void {
+    void this.checkpoint().catch((error: unknown) => log.warn(`journal checkpoint: ${errorMessage(error)}; its segments stay until the next one`));
   }
 
   /**
@@ -279,6 +290,7 @@ export class RecordJournal {
   /** After the record sink has synced and closed its files: a last checkpoint, so a clean stop leaves no journal. */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     await this.checkpointing?.catch(() => undefined);
     while (this.writing) await this.idle;
     this.closed = true;
@@ -298,7 +310,7 @@ async function syncFolder(dir: string): Promise<void> {
 /** Write every whole entry of `segments` (in order) back into its raw file; see the top of this file. */
 async function replaySegments(dataDir: string, segments: readonly string[]): Promise<JournalReplay> {
   const result: JournalReplay = { segments: segments.length, entries: 0, files: 0, tornBytes: 0, skipped: [] };
-  const files = new Map<string, { handle: FileHandle; end: number } | null>();
+  const files = new Map<string, ReplayFile | null>();
   try {
     for (const segment of segments) {
       const bytes = await readFile(segment);
@@ -313,15 +325,15 @@ async function replaySegments(dataDir: string, segments: readonly string[]): Pro
         const file = known ?? (await openForReplay(path, entry.rel, result));
         files.set(path, file);
         if (!file) continue;
-        const { size } = await file.handle.stat();
-        if (size < entry.offset) {
-          result.skipped.push(`${entry.rel}: holds ${size} bytes on disk but the journal's entry starts at ${entry.offset}; its later entries are not replayed`);
+        if (file.size < entry.offset) {
+          result.skipped.push(`${entry.rel}: holds ${file.size} bytes on disk but the journal's entry starts at ${entry.offset}; its later entries are not replayed`);
           files.set(path, null);
           await file.handle.close();
           continue;
         }
         await writeFully(file.handle, entry.data, entry.offset);
         file.end = entry.offset + entry.data.length;
+        file.size = Math.max(file.size, file.end);
         result.entries++;
       }
       if (at < bytes.length) {
@@ -343,14 +355,27 @@ async function replaySegments(dataDir: string, segments: readonly string[]): Pro
   return result;
 }
 
+/** A raw file being replayed into: its length on disk (as the replay moves it) and the end of its last entry so far. */
+interface ReplayFile {
+  handle: FileHandle;
+  size: number;
+  end: number;
+}
+
 /** A raw file to replay into; null (said in `skipped`) when its machine folder is gone: its run was deleted. */
-async function openForReplay(path: string, rel: string, result: JournalReplay): Promise<{ handle: FileHandle; end: number } | null> {
+async function openForReplay(path: string, rel: string, result: JournalReplay): Promise<ReplayFile | null> {
   const folder = await stat(dirname(path)).catch(() => null);
   if (!folder?.isDirectory()) {
     result.skipped.push(`${rel}: its folder is gone (the run was deleted)`);
     return null;
   }
-  return { handle: await open(path, constants.O_RDWR | constants.O_CREAT), end: 0 };
+  const handle = await open(path, constants.O_RDWR | constants.O_CREAT);
+  try {
+    return { handle, size: (await handle.stat()).size, end: 0 };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }
 
 /** The whole entry at `at`, or null when what is there is cut short or fails its checksum. */

@@ -24,6 +24,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { syncFolder } from '../shared/atomic-file.ts';
 import { createLogger } from '../shared/log.ts';
 import { errorMessage } from '../shared/errors.ts';
 
@@ -63,9 +64,10 @@ function checksum(rel: string, offset: number, data: Buffer): string {
   return createHash('sha256').update(`${offset} ${data.length} ${rel}\n`).update(data).digest('hex').slice(0, 16);
 }
 
-function frame(rel: string, entry: JournalEntry): Buffer {
+/** An entry as written: its header, then its bytes (copied once, into the group's write). */
+function frame(rel: string, entry: JournalEntry): [Buffer, Buffer] {
   const header = `B ${entry.offset} ${entry.data.length} ${checksum(rel, entry.offset, entry.data)} ${JSON.stringify(rel)}\n`;
-  return Buffer.concat([Buffer.from(header), entry.data]);
+  return [Buffer.from(header), entry.data];
 }
 
 function segmentName(n: number): string {
@@ -73,7 +75,7 @@ function segmentName(n: number): string {
 }
 
 /** FileHandle.write may write less than asked; go on until all is written or it fails. */
-export async function writeFully(handle: FileHandle, data: Buffer, position: number | null = null): Promise<void> {
+async function writeFully(handle: FileHandle, data: Buffer, position: number | null = null): Promise<void> {
   let done = 0;
   while (done < data.length) {
     const { bytesWritten } = await handle.write(data, done, data.length - done, position === null ? null : position + done);
@@ -145,7 +147,7 @@ export class RecordJournal {
     if (this.closed) return Promise.reject(new Error('the record journal is closed'));
     let frames: Buffer[];
     try {
-      frames = entries.map((e) => frame(this.relative(e.path), e));
+      frames = entries.flatMap((e) => frame(this.relative(e.path), e));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -295,15 +297,6 @@ export class RecordJournal {
     while (this.writing) await this.idle;
     this.closed = true;
     await this.runCheckpoint().catch((error: unknown) => log.warn(`journal checkpoint at close: ${errorMessage(error)}; it is replayed at the next start`));
-  }
-}
-
-async function syncFolder(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

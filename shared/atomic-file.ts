@@ -30,8 +30,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   await syncFolder(dirname(path));
 }
 
-/** Make a rename or a new name in `dir` durable. */
-async function syncFolder(dir: string): Promise<void> {
+/** Make a rename, a new name or a removal in `dir` durable. */
+export async function syncFolder(dir: string): Promise<void> {
   // Windows cannot open a folder as a file; NTFS journals the rename itself.
   if (process.platform === 'win32') return;
   const handle = await open(dir, 'r');

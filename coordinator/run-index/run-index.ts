@@ -57,6 +57,11 @@ export class RunIndex {
   private readonly statements;
   /** series_key by `machine NUL policy NUL arm NUL kernel`, as far as read or written; cleared when a transaction that may have added to it fails. */
   private seriesKeys: Map<string, number> | null = null;
+  /**
+   * PRAGMA data_version when seriesKeys was read: it moves when another connection commits (a
+   * `benchfleet reindex` in another process renumbers the series), and the cache is read again.
+   */
+  private seriesKeysVersion = -1;
   /** What the rebuild on open found, when open rebuilt the index (missing, damaged, another schema); else null. */
   rebuiltOnOpen: RebuildResult | null = null;
 
@@ -168,6 +173,10 @@ export class RunIndex {
     for (const m of rows.machines) {
       s.insertMachine.run(runKey, m.machine, m.startedAt, m.node, m.v8, m.os, m.cpuModel, m.cpuCount, m.governor, m.affinity, m.niceness, m.heapCapMb, m.harnessSha256, m.corpusSha256, m.inputsSha256, m.load[0], m.load[1], m.load[2]);
     }
+    // Inside the transaction: what another connection committed before it is seen here.
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (version !== this.seriesKeysVersion) this.seriesKeys = null;
+    this.seriesKeysVersion = version;
     const keys = (this.seriesKeys ??= new Map(s.allSeries.all().map((r) => [`${r.machine}\0${r.policy}\0${r.arm}\0${r.kernel}`, r.series_key])));
     const seriesKey = (c: CellRow): number => {
       const name = `${c.machine}\0${c.policy}\0${c.arm}\0${c.kernel}`;

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INDEX_FILE } from '../../coordinator/run-index/index-schema.ts';
@@ -159,5 +159,35 @@ test('a coordinator SIGKILLed between writing a run folder and indexing it has t
   } finally {
     lock?.close();
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a reindex by another process renumbering the series does not make the coordinator file cells under another machine', async () => {
+  // The run with both machines is the older one, so a reindex (in run-id order) numbers m1's
+  // series first; the coordinator's connection first met only m2's, numbered from 1.
+  const elsewhere = await mkdtemp(join(tmpdir(), 'benchfleet-index-'));
+  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-index-'));
+  try {
+    const older = await writeFinishedRun(elsewhere, { ...SPEC, seed: 1 });
+    const onlyM2 = await writeFinishedRun(dir, { ...SPEC, machines: ['m2'], seed: 2 });
+    const coordinatorIndex = await RunIndex.open(dir, { log: collectingLog() });
+    try {
+      assert.equal(await coordinatorIndex.indexRun(onlyM2), true);
+      await rename(join(elsewhere, 'runs', older), join(dir, 'runs', older));
+      const later = await writeFinishedRun(dir, { ...SPEC, seed: 3 });
+      const reindex = await runCli(['reindex', '--data', dir, '--json']);
+      assert.equal(reindex.code, 0, reindex.stderr);
+      assert.equal(await coordinatorIndex.indexRun(later), true);
+    } finally {
+      coordinatorIndex.close();
+    }
+    const afterCoordinator = dump(dir);
+    assert.equal(afterCoordinator.split('\n').filter((l) => l.includes('"speedup"')).length, 12 + 2 * CELLS);
+    const fresh = await runCli(['reindex', '--data', dir, '--json']);
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.equal(afterCoordinator, dump(dir), 'every cell under its own machine, as a fresh reindex files it');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await rm(elsewhere, { recursive: true, force: true });
   }
 });

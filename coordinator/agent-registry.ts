@@ -15,18 +15,13 @@ import { writeFileAtomic } from '../shared/atomic-file.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { CoalescedWork } from '../shared/coalesced-work.ts';
 import { createLogger } from '../shared/log.ts';
+import { FORGET_AFTER_DAYS, MAX_AGENTS } from '../shared/agent-limits.ts';
 import type { AgentSummary, MachineFacts } from '../shared/protocol/events.ts';
 
 const log = createLogger('coordinator:agents');
 
 /** How often lastSeen is written to disk while records and heartbeats keep arriving. */
 const SAVE_EVERY_MS = 30_000;
-
-/** An offline agent not heard from for this long is forgotten. */
-export const FORGET_AFTER_DAYS = 90;
-
-/** Most agents listed; beyond it the offline ones last heard from longest ago are forgotten. */
-export const MAX_AGENTS = 256;
 
 /** A stored or listed lastSeen: ISO 8601 (an unreadable one read from disk stays unreadable). */
 function iso(ms: number): string {

@@ -3,7 +3,7 @@
 // come back at its next connect) or while a run still needs it. The coordinator also forgets
 // agents by itself: offline for more than FORGET_AFTER_DAYS, or the oldest beyond MAX_AGENTS.
 import type { Argv, CommandModule } from 'yargs';
-import { FORGET_AFTER_DAYS, MAX_AGENTS } from '../../coordinator/agent-registry.ts';
+import { FORGET_AFTER_DAYS, MAX_AGENTS } from '../../shared/agent-limits.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';

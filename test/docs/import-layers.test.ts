@@ -2,7 +2,8 @@
 // reader as the harness source hash): shared/ is the contract and imports nothing above it;
 // kernels/ builds on shared/ only; agent/ and analysis/ build on those and not on each other;
 // coordinator/ on those; web/ (the dashboard's pages and the HTML report) on those; cli/ on
-// everything, its commands never on each other. No module reaches itself through its imports.
+// everything, its commands never on each other, and on coordinator/ only in the commands that
+// start a coordinator or open its data folder. No module reaches itself through its imports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -32,6 +33,22 @@ function sources(dir: string): string[] {
   });
 }
 
+/**
+ * The cli/ files that may import coordinator/, and what. The commands that start a coordinator
+ * (`coordinator`, `demo`) load it; three more open a coordinator's data folder on the disk
+ * through the coordinator's own stores, with no coordinator running: `history` and `reindex`
+ * its run index, `campaign report` its stored campaigns and runs. Everything else talks to a
+ * coordinator over the wire and shares with it only what shared/ holds (limits such as
+ * shared/agent-limits.ts included), so `--help` and the client commands never load the server.
+ */
+const CLI_MAY_IMPORT_COORDINATOR: Record<string, 'any' | readonly string[]> = {
+  'cli/commands/coordinator.ts': 'any',
+  'cli/commands/demo.ts': 'any',
+  'cli/commands/history.ts': ['coordinator/run-index/read-history.ts', 'coordinator/run-index/run-index.ts'],
+  'cli/commands/reindex.ts': ['coordinator/run-index/run-index.ts'],
+  'cli/commands/campaign.ts': ['coordinator/campaign-store.ts', 'coordinator/run-schema.ts'],
+};
+
 const files = sources(REPOSITORY_ROOT).filter((f) => f.includes('/'));
 const graph = importGraph(REPOSITORY_ROOT, files);
 const floor = (file: string): string => file.split('/')[0] as string;
@@ -48,6 +65,23 @@ test('every import goes to its own floor or one below it, and no command imports
     }
   }
   assert.deepEqual(wrong, []);
+});
+
+test('cli imports coordinator only in the commands that start a coordinator or open its data folder', () => {
+  const wrong: string[] = [];
+  const used = new Set<string>();
+  for (const [file, imports] of graph) {
+    if (floor(file) !== 'cli') continue;
+    for (const target of imports.filter((t) => floor(t) === 'coordinator')) {
+      const allowed = CLI_MAY_IMPORT_COORDINATOR[file];
+      if (allowed === 'any' || allowed?.includes(target)) used.add(`${file} -> ${allowed === 'any' ? 'any' : target}`);
+      else wrong.push(`${file} -> ${target}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+  // An exception nothing uses any more is dropped from the list, so the list stays the truth.
+  const listed = Object.entries(CLI_MAY_IMPORT_COORDINATOR).flatMap(([file, allowed]) => (allowed === 'any' ? [`${file} -> any`] : allowed.map((t) => `${file} -> ${t}`)));
+  assert.deepEqual(listed.filter((e) => !used.has(e)), []);
 });
 
 test('a command loads its implementation in its handler (await import), and those edges are still read', () => {

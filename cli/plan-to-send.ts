@@ -1,7 +1,7 @@
 // What `run` and `campaign start` send: the plan file's bytes with FOLIO_CORPUS_RESET written in
 // (before the coordinator hashes them), checked here so a bad plan is named by its file, and the
 // machines of --machines.
-import { kernelNames } from '../kernels/catalog.ts';
+import { kernelNames } from '../kernels/kernel-names.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { applyPolicyEnv } from '../shared/plan-policy-env.ts';
 import { parsePlan } from '../shared/plan-validate.ts';

@@ -14,7 +14,7 @@ import { workerScript } from '../shared/worker-script.ts';
 import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
-import { kernelNames } from '../kernels/catalog.ts';
+import { kernelNames } from '../kernels/kernel-names.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import { validateCampaignRequest } from '../shared/protocol/campaign-validate.ts';
 import type { CampaignRule, CampaignSummary } from '../shared/protocol/campaign.ts';

@@ -6,7 +6,7 @@
 // (docs/records.md "Resumed runs"). An agent holding the agent token cannot store a file the
 // plan does not describe. The state of each file (its segments and the samples seen) is kept in
 // memory and recovered from the file's complete lines after a restart of the coordinator.
-import { kernelNames } from '../kernels/catalog.ts';
+import { kernelNames } from '../kernels/kernel-names.ts';
 import { BenchfleetError } from '../shared/errors.ts';
 import { readJsonlFile } from '../shared/jsonl-file.ts';
 import { planArms, planKernels } from '../shared/plan-validate.ts';

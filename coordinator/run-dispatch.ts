@@ -13,7 +13,7 @@ import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import type { Plan } from '../shared/plan.ts';
-import { kernelNames } from '../kernels/catalog.ts';
+import { kernelNames } from '../kernels/kernel-names.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { BatchAck, RecordBatch, ResumePoint, RunProgress, RunStarted, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';

@@ -1,6 +1,8 @@
-// Every kernel of the corpus, by name. The build checks that this list and the sources in
-// kernels/assembly name the same kernels.
+// Every kernel of the corpus, by name, with its spec. The build checks that this list and the
+// sources in kernels/assembly name the same kernels. A module that only needs the names (to
+// check a plan) imports kernels/kernel-names.ts instead, which loads none of the specs.
 import { BenchfleetError } from '../shared/errors.ts';
+import { KERNEL_NAMES, kernelNames } from './kernel-names.ts';
 import type { KernelSpec } from './spec.ts';
 import { aesCbcDecrypt } from './specs/aes-cbc-decrypt.ts';
 import { aesCbcEncrypt } from './specs/aes-cbc-encrypt.ts';
@@ -48,11 +50,15 @@ export const KERNELS: readonly KernelSpec[] = [
   xxhash32,
 ].sort((a, b) => a.name.localeCompare(b.name));
 
+// The light list must name exactly these specs, in this order: a spec added here and not
+// there would be refused in plans by the coordinator while the agent could run it.
+if (KERNELS.map((k) => k.name).join(',') !== KERNEL_NAMES.join(',')) {
+  throw new BenchfleetError('INTERNAL', `kernels/kernel-names.ts lists ${KERNEL_NAMES.join(', ')} but kernels/catalog.ts has specs for ${KERNELS.map((k) => k.name).join(', ')}: keep the two lists the same`);
+}
+
 const byName = new Map(KERNELS.map((k) => [k.name, k]));
 
-export function kernelNames(): string[] {
-  return KERNELS.map((k) => k.name);
-}
+export { kernelNames };
 
 export function findKernel(name: string): KernelSpec {
   const spec = byName.get(name);

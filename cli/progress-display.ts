@@ -9,12 +9,27 @@
 import type { RunSummary } from '../shared/protocol/events.ts';
 import { machineStateText } from '../shared/queue-place.ts';
 import { summarizedText } from '../shared/summarized-text.ts';
+import { shortWaitReason } from './wait-reason.ts';
 
-function bar(done: number, total: number, width = 24): string {
+/** "[####----]  40%" with `width` cells inside the brackets, or only the percentage when `width` is 0. */
+function bar(done: number, total: number, width: number): string {
   const fraction = total > 0 ? Math.min(1, done / total) : 0;
+  const percent = String(Math.round(fraction * 100)).padStart(3);
+  if (width === 0) return `${percent}%`;
   const filled = Math.round(fraction * width);
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round(fraction * 100)).padStart(3)}%`;
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent}%`;
 }
+
+/** The widest bar, and the narrowest drawn (narrower, only the percentage is shown). */
+const BAR_MAX = 24;
+const BAR_MIN = 6;
+/** Room kept for a machine's status (state, short wait reason, ETA) before the bar narrows. */
+const STATUS_WANTED = 40;
+/**
+ * An ETA from fewer samples than this is noise: the first samples include the harness's start
+ * and warm-up, and a rate from one or two of them once read "23 min" and then "3 s".
+ */
+export const ETA_MIN_SAMPLES = 3;
 
 /** 75 -> "1m15s", 3700 -> "1h01m". */
 export function formatDuration(seconds: number): string {
@@ -35,10 +50,18 @@ export function fitToWidth(text: string, columns: number): string {
   return chars.length <= room ? chars.join('') : `${chars.slice(0, room - 1).join('')}…`;
 }
 
-/** Where a machine's rate is measured from: the first progress seen while it was measuring. */
+/** Where a machine's rate is measured from: the first sample seen done while it was measuring. */
 interface RateStart {
   atMs: number;
   done: number;
+}
+
+/** A row of the display: a machine's bar (on a terminal) or a line of text, and what changes it. */
+interface Described {
+  name: string;
+  key: string;
+  line?: string;
+  bar?: { done: number; total: number; count: string; status: string };
 }
 
 export interface ProgressDisplayOptions {
@@ -57,6 +80,8 @@ export class ProgressDisplay {
   private frame: string[] = [];
   private readonly lastKey = new Map<string, string>();
   private readonly rateStart = new Map<string, RateStart>();
+  /** The done count each measuring machine showed last, to see its first sample arrive. */
+  private readonly lastDone = new Map<string, number>();
 
   constructor(out: NodeJS.WriteStream, options: ProgressDisplayOptions = {}) {
     this.out = out;
@@ -66,17 +91,19 @@ export class ProgressDisplay {
   }
 
   /**
-   * Seconds left for a machine at its rate so far in this follow, null before there is a rate.
-   * The rate is measured from what this process saw, so a re-attached follow needs a sample or
-   * two before it can say.
+   * Seconds left for a machine at its rate so far in this follow, null until there is a rate
+   * worth showing: measured from the first sample this process saw done (not from the harness's
+   * start, which includes its warm-up) over at least ETA_MIN_SAMPLES samples since.
    */
   eta(name: string, done: number, total: number): number | null {
     const start = this.rateStart.get(name);
+    const seen = this.lastDone.get(name);
+    this.lastDone.set(name, done);
     if (!start) {
-      this.rateStart.set(name, { atMs: this.now(), done });
+      if (seen !== undefined && done > seen) this.rateStart.set(name, { atMs: this.now(), done });
       return null;
     }
-    if (done <= start.done || total <= done) return null;
+    if (done - start.done < ETA_MIN_SAMPLES || total <= done) return null;
     const perSample = (this.now() - start.atMs) / 1000 / (done - start.done);
     return perSample * (total - done);
   }
@@ -85,37 +112,66 @@ export class ProgressDisplay {
     return this.columns ?? (this.out.columns || 80);
   }
 
-  private describe(name: string, m: RunSummary['machines'][string]): { line: string; key: string } {
+  private describe(name: string, m: RunSummary['machines'][string], machines: readonly string[]): Described {
     const waiting = m.state === 'running' || m.state === 'assigned' ? m.waiting ?? null : null;
-    if (m.state !== 'running' || waiting) this.rateStart.delete(name);
+    if (m.state !== 'running' || waiting) {
+      this.rateStart.delete(name);
+      this.lastDone.delete(name);
+    }
     const eta = m.state === 'running' && !waiting ? this.eta(name, m.done, m.total) : null;
-    // The message column: why the machine waits (on a terminal the state column says it
-    // does), when it will end, what it last said.
-    const notes = [waiting ? `${this.tty ? '' : 'waiting: '}${waiting}` : null, eta !== null ? `ETA ${formatDuration(eta)}` : null, m.message].filter((n): n is string => n !== null && n !== '');
+    const etaText = eta !== null ? `ETA ${formatDuration(eta)}` : null;
     const tenth = m.total > 0 ? Math.floor((10 * m.done) / m.total) : 0;
     const key = `${m.state}:${m.queue ?? ''}:${tenth}:${waiting ?? ''}:${m.message ?? ''}`;
-    if (!this.tty) return { line: `${name}: ${machineStateText(m)} ${m.done}/${m.total} samples${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`, key };
-    const state = waiting ? 'waiting' : machineStateText(m);
-    const line = `  ${name.padEnd(16)} ${bar(m.done, m.total)} ${`${m.done}/${m.total}`.padStart(11)} ${state.padEnd(10)} ${notes.join('; ')}`.trimEnd();
-    return { line: fitToWidth(line, this.width()), key };
+    // Before the harness says how many samples it plans, there is nothing to count: "0/0" read
+    // as if the machine had nothing to do.
+    const counted = m.total > 0;
+    if (!this.tty) {
+      const notes = [waiting ? `waiting: ${waiting}` : null, etaText, m.message].filter((n): n is string => n !== null && n !== '');
+      return { name, key, line: `${name}: ${machineStateText(m)}${counted ? ` ${m.done}/${m.total} samples` : ''}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}` };
+    }
+    const state = waiting ? shortWaitReason(waiting, name, machines) : !counted && (m.state === 'assigned' || m.state === 'running') ? 'starting' : machineStateText(m);
+    const status = [state, etaText, m.message].filter((n): n is string => n !== null && n !== '').join(', ');
+    return { name, key, bar: { done: m.done, total: m.total, count: counted ? `${m.done}/${m.total}` : '', status } };
+  }
+
+  /**
+   * The frame's bar lines in `columns`: names, counts and statuses in aligned columns, the bar
+   * as wide as leaves each status its room (up to STATUS_WANTED characters), and only the
+   * percentage when even the narrowest bar would not fit: the bar narrows before words are cut.
+   */
+  private layout(rows: readonly Described[], columns: number): string[] {
+    const bars = rows.flatMap((r) => (r.bar ? [{ name: r.name, ...r.bar }] : []));
+    const nameWidth = Math.min(24, Math.max(0, ...bars.map((b) => [...b.name].length)));
+    const countWidth = Math.max(0, ...bars.map((b) => b.count.length));
+    const statusWidth = Math.min(STATUS_WANTED, Math.max(0, ...bars.map((b) => [...b.status].length)));
+    // "  name [bar] 100% count status" in columns - 1 (the last column is left free, see
+    // fitToWidth): what is not the bar's inside takes 2 + name + 1 + 7 + 1 + count + 1 + status.
+    const room = columns - 1 - (12 + nameWidth + countWidth + statusWidth);
+    const barWidth = room >= BAR_MIN ? Math.min(BAR_MAX, room) : 0;
+    return rows.map((r) => {
+      if (!r.bar) return r.line ?? '';
+      const line = `  ${r.name.padEnd(nameWidth)} ${bar(r.bar.done, r.bar.total, barWidth)} ${r.bar.count.padStart(countWidth)} ${r.bar.status}`;
+      return line.trimEnd();
+    });
   }
 
   /** Show the run's current state. */
   render(run: RunSummary): void {
-    const described = Object.entries(run.machines).map(([name, m]) => ({ name, ...this.describe(name, m) }));
+    const names = Object.keys(run.machines);
+    const described = Object.entries(run.machines).map(([name, m]) => this.describe(name, m, names));
     // Finalization of a large run takes a while: say how far it is, a tenth at a time.
     if (run.summarized) {
       const text = `${run.runId}: ${summarizedText(run.summarized)}`;
-      described.push({ name: '(finalization)', line: this.tty ? fitToWidth(`  ${text}`, this.width()) : text, key: String(Math.floor((10 * run.summarized.done) / Math.max(1, run.summarized.total))) });
+      described.push({ name: '(finalization)', line: this.tty ? `  ${text}` : text, key: String(Math.floor((10 * run.summarized.done) / Math.max(1, run.summarized.total))) });
     }
     if (this.tty) {
-      this.out.write(this.clear() + this.draw(described.map((d) => d.line)));
+      this.out.write(this.clear() + this.draw(this.layout(described, this.width())));
       return;
     }
     for (const d of described) {
       if (this.lastKey.get(d.name) === d.key) continue;
       this.lastKey.set(d.name, d.key);
-      this.out.write(`${d.line}\n`);
+      this.out.write(`${d.line ?? ''}\n`);
     }
   }
 

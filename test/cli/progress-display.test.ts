@@ -4,7 +4,10 @@
 // a VT100 subset (test/helpers/terminal-screen.ts) at the widths people use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
+import { describeLockWait } from '../../agent/harness/timing-lock.ts';
 import { formatDuration, ProgressDisplay } from '../../cli/progress-display.ts';
+import { shortWaitReason } from '../../cli/wait-reason.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import { replayOnTerminal } from '../helpers/terminal-screen.ts';
 import { textStream } from '../helpers/text-stream.ts';
@@ -28,34 +31,76 @@ test('on a terminal, lines printed while bars are shown land above the bars, whi
   display.printAbove('[agent local-b] connected');
   now = 20_000;
   display.render(run(4, 1));
+  now = 30_000;
+  display.render(run(6, 1));
   const shown = screen(out.text());
   assert.deepEqual(shown.slice(0, 3), ['coordinator on http://127.0.0.1:1', '[agent local-a] run r: started', '[agent local-b] connected']);
   assert.equal(shown.length, 5, shown.join('\n'));
-  assert.equal(shown[3], '  local-a          [##########--------------]  40%        4/10 running    ETA 30s');
-  assert.equal(shown[4], '  local-b          [##----------------------]  10%        1/10 running');
+  // local-a's rate runs from its first sample seen done (2 at 10 s): 4 more in 20 s, 4 left.
+  assert.equal(shown[3], '  local-a [##############----------]  60% 6/10 running, ETA 20s');
+  assert.equal(shown[4], '  local-b [##----------------------]  10% 1/10 running');
 });
 
-test('a waiting machine shows why on its bar, and no ETA until it measures', () => {
+test('a waiting machine shows why on its bar in a few words, and no ETA until it measures', () => {
   const out = textStream();
   const display = new ProgressDisplay(out.stream, { tty: true, now: () => 0, columns: 120 });
   display.render(run(0, 0, 'the timing lock is held by harness pid 7'));
-  assert.equal(screen(out.text(), 120)[1], '  local-b          [------------------------]   0%        0/10 waiting    the timing lock is held by harness pid 7');
+  assert.equal(screen(out.text(), 120)[1], '  local-b [------------------------]   0% 0/10 waiting: the timing lock is held by harness pid 7');
 });
 
-const LOCK_WAIT = 'the timing lock /tmp/benchfleet-timing.lock is held by harness --plan /home/someone/.benchfleet/agent-local-a/runs/20261201-101500-ab12cd/plan.json (pid 4242, since 2026-12-01T10:15:02.123Z, host this-machine); it ends when that run ends; waiting at most 3600 s (--lock-wait) for that';
+test('no ETA from fewer than three samples measured, and none from the time before the first sample', () => {
+  const out = textStream();
+  let now = 0;
+  const display = new ProgressDisplay(out.stream, { tty: true, now: () => now, columns: 100 });
+  const etaOf = (): string => screen(out.text()).at(-2)?.split(', ')[1] ?? 'none';
+  // The harness takes 600 s to start (warm-up): a rate from 0 at 0 s would say 23 minutes.
+  display.render(run(0, 0));
+  now = 600_000;
+  display.render(run(1, 0));
+  assert.equal(etaOf(), 'none');
+  for (const [t, done] of [[601, 2], [602, 3]] as const) {
+    now = t * 1000;
+    display.render(run(done, 0));
+    assert.equal(etaOf(), 'none', `at ${done} samples`);
+  }
+  now = 603_000;
+  display.render(run(4, 0));
+  assert.equal(etaOf(), 'ETA 6s');
+});
+
+// What the harness says while another harness on the machine holds the timing lock, word for
+// word: the demo's local-b waits so while local-a measures.
+const LOCK_WAIT = describeLockWait(
+  {
+    file: '/tmp/benchfleet-timing.lock',
+    holder: { pid: 4242, host: hostname(), startedAt: '2026-12-01T10:15:02.123Z', what: 'harness --plan /home/someone/.benchfleet/demo/agents/local-a/runs/20261201-101500-ab12cd/plan.json' },
+    user: 'user someone',
+    state: 'held',
+    limitSeconds: 3600,
+  },
+  true,
+);
 
 function demoRun(a: number, b: number, waitingB: string | null): RunSummary {
   const machine = (done: number, total: number, waiting: string | null) => ({ state: 'running' as const, done, total, lines: {}, message: null, waiting });
   return { runId: 'r', state: 'running', createdAt: '', planSha256: '', machines: { 'local-a': machine(a, 180, null), 'local-b': machine(b, 180, waitingB) } };
 }
 
-for (const columns of [80, 160]) {
-  test(`replayed on a ${columns}-column terminal, the demo's bars stay two rows however long the waiting reason, with no stale copies`, () => {
+// The bars of the demo at each width: the bar narrows (then goes, leaving its percentage)
+// before the ETA or the reason is cut.
+const DEMO_BARS: Record<number, [string, string]> = {
+  60: ['  local-a  83% 150/180 running, ETA 5s', '  local-b   0%   0/180 waiting for local-a: timing lock'],
+  80: [`  local-a [${'#'.repeat(18)}---]  83% 150/180 running, ETA 5s`, `  local-b [${'-'.repeat(21)}]   0%   0/180 waiting for local-a: timing lock`],
+  160: [`  local-a [${'#'.repeat(20)}----]  83% 150/180 running, ETA 5s`, `  local-b [${'-'.repeat(24)}]   0%   0/180 waiting for local-a: timing lock`],
+};
+
+for (const columns of [60, 80, 160]) {
+  test(`replayed on a ${columns}-column terminal, the demo's bars keep the ETA and a short waiting reason, two rows with no stale copies`, () => {
     const out = textStream();
     let now = 0;
     const display = new ProgressDisplay(out.stream, { tty: true, now: () => now, columns });
     const above: string[] = [];
-    for (let done = 0; done <= 180; done += 6) {
+    for (let done = 0; done <= 150; done += 6) {
       now += 1000;
       display.render(demoRun(done, 0, LOCK_WAIT));
       if (done % 60 === 0) {
@@ -69,12 +114,28 @@ for (const columns of [80, 160]) {
     // The lines printed above wrap (each is wider than the terminal) and are kept whole, in order.
     const aboveRows = above.flatMap((l) => (l.match(new RegExp(`.{1,${columns}}`, 'g')) ?? []).map((row) => row.trimEnd()));
     assert.deepEqual(shown.slice(0, aboveRows.length), aboveRows);
-    assert.equal(shown.length, aboveRows.length + 2, shown.join('\n'));
-    const bars = shown.slice(aboveRows.length);
-    assert.equal(bars[0]?.startsWith('  local-a          [########################] 100%     180/180 running'), true, bars[0]);
-    assert.equal(bars[1], `  local-b          [------------------------]   0%       0/180 waiting    ${LOCK_WAIT}`.slice(0, columns - 2) + '…');
+    assert.deepEqual(shown.slice(aboveRows.length), DEMO_BARS[columns]);
   });
 }
+
+test('a wait reason reads as who is waited for and on what', () => {
+  const machines = ['local-a', 'local-b'];
+  assert.equal(shortWaitReason(LOCK_WAIT, 'local-b', machines), 'waiting for local-a: timing lock');
+  // A holder that is no machine of the run (another user's harness) is named by its pid.
+  assert.equal(shortWaitReason(LOCK_WAIT.replace('local-a', 'someone-else'), 'local-b', machines), 'waiting for pid 4242: timing lock');
+  // A machine named in its own wait (its state folder in the path) is not what it waits for.
+  assert.equal(shortWaitReason(LOCK_WAIT, 'local-a', ['local-a']), 'waiting for pid 4242: timing lock');
+  assert.equal(shortWaitReason('waiting for the 1-minute load average (2.31) to fall below 1 (at most 600 s)', 'a', ['a']), 'waiting: load 2.31 > 1');
+  assert.equal(shortWaitReason('something new', 'a', ['a']), 'waiting: something new');
+});
+
+test('a machine that has not said how many samples it plans shows no 0/0 count: it is starting, or queued', () => {
+  const out = textStream();
+  const display = new ProgressDisplay(out.stream, { tty: true, now: () => 0, columns: 80 });
+  const m = (state: 'assigned' | 'queued') => ({ state, done: 0, total: 0, lines: {}, message: null, ...(state === 'queued' ? { queue: 1 } : {}) });
+  display.render({ runId: 'r', state: 'running', createdAt: '', planSha256: '', machines: { a: m('assigned'), b: m('queued') } });
+  assert.deepEqual(screen(out.text(), 80), [`  a [${'-'.repeat(24)}]   0%  starting`, `  b [${'-'.repeat(24)}]   0%  queued, next in line`]);
+});
 
 test('off a terminal the display prints plain lines: one per change of state, waiting reason or tenth of progress', () => {
   const out = textStream();
@@ -87,12 +148,16 @@ test('off a terminal the display prints plain lines: one per change of state, wa
   display.render(run(1, 0));
   now = 6000;
   display.render(run(1, 0));
+  now = 11_000;
+  display.render(run(4, 0));
   assert.equal(out.text(), [
     'local-a: running 0/10 samples',
     'local-b: running 0/10 samples (waiting: load 3.1 above 1)',
     '[agent local-a] started',
-    'local-a: running 1/10 samples (ETA 45s)',
+    'local-a: running 1/10 samples',
     'local-b: running 0/10 samples',
+    // 3 samples in the 6 s since the first: 2 s each, 6 left.
+    'local-a: running 4/10 samples (ETA 12s)',
     '',
   ].join('\n'));
   assert.equal(out.text().includes('\x1b'), false, 'escape sequences off a terminal');

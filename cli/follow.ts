@@ -38,12 +38,17 @@ export interface FollowOptions {
   display?: ProgressDisplay;
   /** How long to keep trying to reconnect after the connection drops (default 10 min). */
   reconnectForMs?: number;
+  /**
+   * Stop following (the demo's Ctrl-C, which stops the coordinator too): the follow rejects with
+   * the signal's reason at once, saying nothing, instead of reporting a lost connection.
+   */
+  signal?: AbortSignal;
 }
 
 type Attempt = { kind: 'report'; result: FollowResult } | { kind: 'lost'; reason: string };
 
 /** One connection's worth of following: ends with the report, or with the connection lost. */
-async function followOnce(socket: ControlSocket, runId: string, display: ProgressDisplay): Promise<Attempt> {
+async function followOnce(socket: ControlSocket, runId: string, display: ProgressDisplay, signal: AbortSignal | undefined): Promise<Attempt> {
   let latest: RunSummary | null = null;
   const onUpdate = (run: RunSummary): void => {
     if (run.runId !== runId) return;
@@ -65,6 +70,7 @@ async function followOnce(socket: ControlSocket, runId: string, display: Progres
         .catch((error: unknown) => (socket.connected ? reject(error instanceof Error ? error : new Error(String(error))) : resolve({ kind: 'lost', reason: errorMessage(error) })));
     };
     onDisconnect = (reason) => resolve({ kind: 'lost', reason });
+    signal?.addEventListener('abort', () => resolve({ kind: 'lost', reason: 'stopped' }), { once: true });
   });
   socket.on('run:update', onUpdate);
   socket.on('run:report', onReport);
@@ -97,7 +103,8 @@ export async function followRun(connect: () => Promise<ControlSocket>, runId: st
   let socket = await connect();
   try {
     for (;;) {
-      const attempt = await followOnce(socket, runId, display);
+      const attempt = await followOnce(socket, runId, display, options.signal);
+      options.signal?.throwIfAborted();
       if (attempt.kind === 'report') {
         display.finish();
         return attempt.result;

@@ -78,6 +78,7 @@ export class ProgressDisplay {
   private readonly columns: number | undefined;
   /** The bar lines last drawn; each took one screen row. */
   private frame: string[] = [];
+  private stopped = false;
   private readonly lastKey = new Map<string, string>();
   private readonly rateStart = new Map<string, RateStart>();
   /** The done count each measuring machine showed last, to see its first sample arrive. */
@@ -155,8 +156,9 @@ export class ProgressDisplay {
     });
   }
 
-  /** Show the run's current state. */
+  /** Show the run's current state (nothing once stopped). */
   render(run: RunSummary): void {
+    if (this.stopped) return;
     const names = Object.keys(run.machines);
     const described = Object.entries(run.machines).map(([name, m]) => this.describe(name, m, names));
     // Finalization of a large run takes a while: say how far it is, a tenth at a time.
@@ -175,9 +177,9 @@ export class ProgressDisplay {
     }
   }
 
-  /** Print a line of its own above the bars (they are drawn again below it). */
+  /** Print a line of its own above the bars (they are drawn again below it); below them once stopped. */
   printAbove(line: string): void {
-    if (!this.tty) {
+    if (!this.tty || this.stopped) {
       this.out.write(`${line}\n`);
       return;
     }
@@ -188,6 +190,16 @@ export class ProgressDisplay {
 
   /** Leave the last frame where it is: what follows is printed below it. */
   finish(): void {
+    this.frame = [];
+  }
+
+  /**
+   * Leave the last frame where it is for good (Ctrl-C): later renders draw nothing and lines are
+   * printed below it as they come, so a closing line stays the last one on the screen instead of
+   * being erased by a redraw, with bars that no longer mean anything drawn under it.
+   */
+  stop(): void {
+    this.stopped = true;
     this.frame = [];
   }
 

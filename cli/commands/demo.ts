@@ -62,14 +62,17 @@ export const demoCommand: CommandModule<object, Args> = {
     });
     let socket: ControlSocket | null = null;
     let interrupted = false;
+    let runId: string | null = null;
+    const stopFollowing = new AbortController();
     const shutdown = async (): Promise<void> => {
       socket?.close();
       await Promise.all(
         agents.map(
           (child) =>
             new Promise<void>((done) => {
+              // 'close', not 'exit': after the agent's last lines ("stopped") have been read.
               if (child.exitCode !== null || child.signalCode !== null) return done();
-              child.once('exit', () => done());
+              child.once('close', () => done());
               child.kill('SIGTERM');
             }),
         ),
@@ -77,10 +80,17 @@ export const demoCommand: CommandModule<object, Args> = {
       await dashboard.close();
       await coordinator.close();
     };
+    // Ctrl-C: the bars stay as they were, the agents' last lines come below them, and the line
+    // saying what became of the run is the last one on the screen.
     const onSignal = (): void => {
       interrupted = true;
+      display.stop();
+      stopFollowing.abort();
       printLine('\nstopping the demo: agents, then the coordinator');
-      void shutdown().then(() => process.exit(130));
+      void shutdown().then(() => {
+        printLine(runId === null ? 'stopped the demo.' : `stopped the demo; run ${runId} is kept in ${join(dataDir, 'coordinator')}, and the next \`npm start\` resumes it before its own run.`);
+        process.exit(130);
+      });
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
@@ -89,8 +99,9 @@ export const demoCommand: CommandModule<object, Args> = {
       await waitForAgents(socket, MACHINES, 60_000);
       const planText = await readFile(args.plan, 'utf8');
       const started = unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 60_000, 'run:start', { planText, machines: MACHINES }));
+      runId = started.runId;
       printLine(`run ${started.runId}: ${args.plan === DEMO_PLAN ? 'deploy/plans/demo.json' : args.plan} on ${MACHINES.join(' and ')} (one machine at a time: they share this machine's timing lock)`);
-      const result = await followRun(() => connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token }), started.runId, { display });
+      const result = await followRun(() => connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token }), started.runId, { display, signal: stopFollowing.signal });
       printLine();
       printReport(result.markdown);
       printLine();

@@ -1,7 +1,11 @@
-// The comparison as text for a terminal or as markdown: the cross-machine table when the runs
-// hold several machines, then one block per group with each run, the spread and verdict, the
-// hierarchical interval, the variance components and the recommended repetitions.
+// The comparison as text for a terminal or as markdown: its summary (a row per cell and a line
+// for the whole), the cross-machine table when the runs hold several machines, then one block
+// per group with each run, the spread and verdict, the hierarchical interval, the variance
+// components and the recommended repetitions. Text for a terminal fits its width: paragraphs
+// wrap between words and a table too wide for it becomes a block per row.
+import { fitTable, wrapText } from '../report/text-layout.ts';
 import { verdictWords } from './compare-group.ts';
+import { summarizeComparison } from './compare-summary.ts';
 import type { CompareGroup, CompareRun, Comparison } from './compare-types.ts';
 
 export type CompareFormat = 'text' | 'markdown' | 'json';
@@ -90,21 +94,19 @@ function crossMachine(c: Comparison): { title: string; header: string[]; rows: s
   return tables;
 }
 
-function align(rows: readonly (readonly string[])[]): string[] {
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
-}
-
-function renderText(c: Comparison): string {
+function renderText(c: Comparison, columns: number): string {
   const out: string[] = [];
-  for (const note of c.notes) out.push(`note: ${note}`);
+  const wrap = (text: string, indent = ''): string[] => wrapText(text, columns, `${indent}  `, indent);
+  for (const note of c.notes) out.push(...wrap(`note: ${note}`));
   if (c.notes.length > 0) out.push('');
-  for (const t of crossMachine(c)) out.push(t.title, ...align([t.header, t.header.map((h) => '-'.repeat(h.length)), ...t.rows]), '');
+  const summary = summarizeComparison(c);
+  out.push(...wrap(summary.title), ...fitTable(summary.header, summary.rows, columns, '  '), ...wrap(summary.total), '');
+  for (const t of crossMachine(c)) out.push(...wrap(t.title), ...fitTable(t.header, t.rows, columns), '');
   for (const g of c.groups) {
     const { title, header, rows, lines } = groupLines(g);
-    out.push(title, ...align([header, ...rows]).map((l) => `  ${l}`), ...lines.map((l) => `  ${l}`), '');
+    out.push(...wrap(title), ...fitTable(header, rows, columns, '  '), ...lines.flatMap((l) => wrap(l, '  ')), '');
   }
-  out.push(footer(c));
+  out.push(...wrap(footer(c)));
   return `${out.join('\n')}\n`;
 }
 
@@ -119,6 +121,8 @@ function renderMarkdown(c: Comparison): string {
   const out: string[] = [];
   for (const note of c.notes) out.push(`> **Note:** ${note}`, '>');
   if (c.notes.length > 0) out.splice(out.length - 1, 1, '');
+  const summary = summarizeComparison(c);
+  out.push(`### ${summary.title}`, '', ...mdTable(summary.header, summary.rows), '', `**${summary.total}**`, '');
   for (const t of crossMachine(c)) out.push(`### ${t.title}`, '', ...mdTable(t.header, t.rows), '');
   for (const g of c.groups) {
     const { title, header, rows, lines } = groupLines(g);
@@ -139,7 +143,8 @@ function footer(c: Comparison): string {
   );
 }
 
-export function renderComparison(c: Comparison, format: CompareFormat): string {
+/** The comparison in `format`; text in lines of at most `columns` characters (default: as long as they come). */
+export function renderComparison(c: Comparison, format: CompareFormat, columns = Number.POSITIVE_INFINITY): string {
   if (format === 'json') return `${JSON.stringify(c, null, 2)}\n`;
-  return format === 'markdown' ? renderMarkdown(c) : renderText(c);
+  return format === 'markdown' ? renderMarkdown(c) : renderText(c, columns);
 }

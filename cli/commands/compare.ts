@@ -135,7 +135,8 @@ export const compareCommand: CommandModule<object, Args> = {
       await pool.close();
     }
     comparison.notes.push(...skipped);
-    process.stdout.write(renderComparison(comparison, format));
+    // On a terminal, text fits its width; in a file or a pipe, lines are as long as they come.
+    process.stdout.write(renderComparison(comparison, format, process.stdout.isTTY === true ? process.stdout.columns || 80 : undefined));
     const tripped = trippedGates(comparison, args['fail-on']);
     if (tripped.length > 0) {
       process.stderr.write(gateReport(tripped));

@@ -2,7 +2,8 @@
 // for the whole), the cross-machine table when the runs hold several machines, then one block
 // per group with each run, the spread and verdict, the hierarchical interval, the variance
 // components and the recommended repetitions. Text for a terminal fits its width: paragraphs
-// wrap between words and a table too wide for it becomes a block per row.
+// wrap between words and a table too wide for it keeps the columns that fit (analysis/report/
+// text-layout.ts).
 import { fitTable, wrapText } from '../report/text-layout.ts';
 import { verdictWords } from './compare-group.ts';
 import { summarizeComparison } from './compare-summary.ts';

@@ -1,6 +1,7 @@
 // `history` output: text for a terminal, CSV (one line per cell and run, header first) and JSON
 // (the whole view). Each shows only the runs from `firstShown` on; the earlier ones were read
 // for the first windows only.
+import { fitTable, wrapText } from '../report/text-layout.ts';
 import type { EnvironmentChange, FlaggedChange, HistorySeries, HistoryView } from './history-types.ts';
 
 export type HistoryFormat = 'text' | 'csv' | 'json';
@@ -37,9 +38,9 @@ export function describeChange(change: FlaggedChange, view: HistoryView): string
   return `${pct(change.ratio)} [${pct(change.lo)}, ${pct(change.hi)}] from run ${view.runs[change.at]?.runId ?? '?'} (the ${change.before} runs before against the ${change.after} from it; q = ${change.q.toPrecision(2)}, detected at ${view.runs[change.detectedAt]?.runId ?? '?'})${env}`;
 }
 
-function seriesText(s: HistorySeries, view: HistoryView): string[] {
-  const lines = [`${s.machine} / ${s.policy} / ${s.kernel} / ${s.arm}`];
-  const rows: string[][] = [['run', 'created', 'median', 'interval', 'rounds', 'failed', 'environment changed', 'change']];
+function seriesText(s: HistorySeries, view: HistoryView, columns: number): string[] {
+  const header = ['run', 'created', 'median', 'interval', 'rounds', 'failed', 'environment changed', 'change'];
+  const rows: string[][] = [];
   for (const p of s.points) {
     if (p.run < view.firstShown) continue;
     const run = view.runs[p.run];
@@ -57,9 +58,10 @@ function seriesText(s: HistorySeries, view: HistoryView): string[] {
       flagged.map((c) => `REGRESSION ${pct(c.ratio)} [${pct(c.lo)}, ${pct(c.hi)}] q = ${c.q.toPrecision(2)}`).join('; '),
     ]);
   }
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  for (const r of rows) lines.push(`  ${r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}`);
-  return lines;
+  // Columns nothing in the shown runs fills are left out, so that a plain series fits 80 columns.
+  const used = header.map((_, i) => i < 6 || rows.some((r) => (r[i] ?? '') !== ''));
+  const keep = <T>(cells: readonly T[]): T[] => cells.filter((_, i) => used[i]);
+  return [...wrapText(`${s.machine} / ${s.policy} / ${s.kernel} / ${s.arm}`, columns, '  '), ...fitTable(keep(header), rows.map(keep), columns, '  ')];
 }
 
 function csvField(v: string | number | boolean | null): string {
@@ -69,7 +71,8 @@ function csvField(v: string | number | boolean | null): string {
 
 const CSV_HEADER = ['machine', 'policy', 'kernel', 'arm', 'run', 'created_at', 'plan_sha256', 'plan_changed', 'median', 'lo', 'hi', 'rounds', 'failed', 'environment_changes', 'change', 'change_lo', 'change_hi', 'change_q', 'change_detected_at'];
 
-export function renderHistory(view: HistoryView, format: HistoryFormat): string {
+/** The history in `format`; text in lines of at most `columns` characters (default: as long as they come). */
+export function renderHistory(view: HistoryView, format: HistoryFormat, columns = Number.POSITIVE_INFINITY): string {
   if (format === 'json') return `${JSON.stringify({ ...view, regressions: regressions(view) }, null, 2)}\n`;
   if (format === 'csv') {
     const lines = [CSV_HEADER.join(',')];
@@ -86,15 +89,16 @@ export function renderHistory(view: HistoryView, format: HistoryFormat): string 
   }
   const shown = view.runs.length - view.firstShown;
   const names = [...new Set(view.runs.map((r) => `${r.planName ?? '(no name)'} ${r.planSha256.slice(0, 12)}`))];
-  const out = [`plan ${names.join(', ')}: ${shown} run(s) shown${view.firstShown > 0 ? `, ${view.firstShown} earlier run(s) read for the trailing windows` : ''}; ${view.series.length} cell(s)`, ''];
-  for (const s of view.series) out.push(...seriesText(s, view), '');
+  const wrap = (text: string, indent = ''): string[] => wrapText(text, columns, `${indent}  `, indent);
+  const out = [...wrap(`plan ${names.join(', ')}: ${shown} run(s) shown${view.firstShown > 0 ? `, ${view.firstShown} earlier run(s) read for the trailing windows` : ''}; ${view.series.length} cell(s)`), ''];
+  for (const s of view.series) out.push(...seriesText(s, view, columns), '');
   const found = regressions(view);
   const d = view.settings;
-  out.push(`change detection: ${d.direction}, trailing window of up to ${d.window} runs (at least ${d.minWindow}), new level over the last 1 to ${d.maxLag} runs, false discovery rate ${d.alpha} across the ${view.series.length} cells at each run (docs/statistics.md)`);
+  out.push(...wrap(`change detection: ${d.direction}, trailing window of up to ${d.window} runs (at least ${d.minWindow}), new level over the last 1 to ${d.maxLag} runs, false discovery rate ${d.alpha} across the ${view.series.length} cells at each run (docs/statistics.md)`));
   if (found.length === 0) out.push('no regression flagged');
   else {
     out.push(`${found.length} regression(s) flagged:`);
-    for (const r of found) out.push(`  ${r.machine} / ${r.policy} / ${r.kernel} / ${r.arm}: ${describeChange(r.change, view)}`);
+    for (const r of found) out.push(...wrap(`${r.machine} / ${r.policy} / ${r.kernel} / ${r.arm}: ${describeChange(r.change, view)}`, '  '));
   }
   return `${out.join('\n')}\n`;
 }

@@ -57,12 +57,23 @@ export function alignTable(header: readonly string[], rows: readonly (readonly s
 
 /**
  * A table for `columns`: aligned (as alignTable, each line after `indent`) when its widest line
- * fits, else each row as a block: its first cell, then one wrapped "header: value" line per
- * other cell, indented by two more spaces.
+ * fits. Else as many leading columns as fit (at least two) stay aligned, and each row's other
+ * cells that say something follow it as wrapped "header: value" lines, indented by four more
+ * spaces; when not even two columns fit, each row is a block: its first cell, then a
+ * "header: value" line per other cell.
  */
 export function fitTable(header: readonly string[], rows: readonly (readonly string[])[], columns: number, indent = '', right: ReadonlySet<number> = new Set()): string[] {
+  const fits = (lines: readonly string[]): boolean => lines.every((l) => length(l) <= columns);
   const aligned = alignTable(header, rows, right).map((l) => `${indent}${l}`);
-  if (aligned.every((l) => length(l) <= columns)) return aligned;
+  if (fits(aligned)) return aligned;
+  for (let k = header.length - 1; k >= 2; k--) {
+    const cut = (cells: readonly string[]): string[] => cells.slice(0, k);
+    const lines = alignTable(cut(header), rows.map(cut), right).map((l) => `${indent}${l}`);
+    if (!fits(lines)) continue;
+    const rest = (r: readonly string[]): string[] =>
+      header.slice(k).flatMap((h, i) => ((r[k + i] ?? '') === '' ? [] : wrapText(`${h}: ${r[k + i] ?? ''}`, columns, `${indent}      `, `${indent}    `)));
+    return [...lines.slice(0, 2), ...rows.flatMap((r, i) => [lines[i + 2] ?? '', ...rest(r)])];
+  }
   const inner = `${indent}  `;
   return rows.flatMap((r) => [
     ...wrapText(r[0] ?? '', columns, inner, indent),

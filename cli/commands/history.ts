@@ -22,6 +22,7 @@ interface Args {
   window: number;
   json: boolean;
   csv: boolean;
+  text: boolean;
   'fail-on': string[];
 }
 
@@ -43,6 +44,7 @@ export const historyCommand: CommandModule<object, Args> = {
       .option('window', { type: 'number', default: DEFAULT_DETECTION.window, describe: 'Most earlier runs the old level and its run-to-run variance come from' })
       .option('json', { type: 'boolean', default: false, describe: 'The whole history as JSON: runs, environments, series, flagged changes, regressions' })
       .option('csv', { type: 'boolean', default: false, describe: 'One CSV line per cell and run; the header is the first line' })
+      .option('text', { type: 'boolean', default: false, describe: 'Aligned text (the default), fitted to the terminal\'s width on a terminal' })
       .option('fail-on', { type: 'string', array: true, default: [], choices: ['regression'], describe: `Exit ${EXIT_GATE} when a shown run flags a regression, listing the regressed cells on stderr` })
       .example('$0 history --data /srv/benchfleet --plan "reset-policies study" --machine ryzen --policy pages --arm taskpool-8-batched', "one machine's series for one arm, every kernel")
       .example('$0 history --data /srv/benchfleet --plan 0c7d557b --last 1 --fail-on regression', `a nightly CI gate: exit ${EXIT_GATE} when the newest run regressed in any cell`)
@@ -54,7 +56,8 @@ export const historyCommand: CommandModule<object, Args> = {
     const { regressions, renderHistory } = await import('../../analysis/history/history-render.ts');
     const { readHistory } = await import('../../coordinator/run-index/read-history.ts');
     const { RunIndex } = await import('../../coordinator/run-index/run-index.ts');
-    if (args.json && args.csv) throw new BenchfleetError('USAGE', 'choose one output format; got --json and --csv');
+    const chosen = (['json', 'csv', 'text'] as const).filter((f) => args[f]);
+    if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
     if (!(args.alpha > 0 && args.alpha < 0.5)) throw new BenchfleetError('USAGE', `--alpha is a level above 0 and below 0.5 (e.g. 0.05), got ${args.alpha}`);
     if (!(Number.isInteger(args.window) && args.window >= DEFAULT_DETECTION.minWindow)) throw new BenchfleetError('USAGE', `--window is a whole number of runs, at least ${DEFAULT_DETECTION.minWindow}, got ${args.window}`);
     if (args.last !== undefined && !(Number.isInteger(args.last) && args.last >= 1)) throw new BenchfleetError('USAGE', `--last is a whole number of runs, at least 1, got ${args.last}`);
@@ -64,7 +67,7 @@ export const historyCommand: CommandModule<object, Args> = {
     try {
       const since = args.since === undefined ? undefined : new Date(args.since).toISOString();
       const view = readHistory(index, { plan: args.plan, machine: args.machine, policy: args.policy, kernel: args.kernel, arm: args.arm, since, last: args.last }, { ...DEFAULT_DETECTION, direction: args.direction, alpha: args.alpha, window: args.window });
-      process.stdout.write(renderHistory(view, format));
+      process.stdout.write(renderHistory(view, format, process.stdout.isTTY === true ? process.stdout.columns || 80 : undefined));
       const found = regressions(view);
       if (args['fail-on'].includes('regression') && found.length > 0) {
         process.stderr.write(`history: --fail-on regression: ${found.length} regressed cell(s):\n${found.map((r) => `  ${r.machine} / ${r.policy} / ${r.kernel} / ${r.arm}: ${((r.change.ratio - 1) * 100).toFixed(1)}% from run ${r.at}`).join('\n')}\n`);

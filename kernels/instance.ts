@@ -41,9 +41,29 @@ function globalValue(exports: WebAssembly.Exports, name: string): number {
   return Number(g.value);
 }
 
+/** The stubs of a user's module (kernels/user-module/prepare.ts): each function import traps when called. */
+const stubImports = new WeakMap<WebAssembly.Module, Record<string, Record<string, () => never>>>();
+
+function stubsOf(module: WebAssembly.Module): Record<string, Record<string, () => never>> {
+  let stubs = stubImports.get(module);
+  if (!stubs) {
+    stubs = {};
+    for (const i of WebAssembly.Module.imports(module)) {
+      if (i.kind !== 'function') continue;
+      const where = `${i.module}.${i.name}`;
+      (stubs[i.module] ??= {})[i.name] = (): never => {
+        throw new WebAssembly.RuntimeError(`the module called ${where}, a stub the plan declares: stubs trap when called`);
+      };
+    }
+    stubImports.set(module, stubs);
+  }
+  return stubs;
+}
+
 /** Instantiate `module` on `memory` (a new arena unless given). */
 export function instantiateKernel(module: WebAssembly.Module, memory: WebAssembly.Memory = createArena()): KernelInstance {
-  const instance = new WebAssembly.Instance(module, { env: { memory } });
+  const stubs = stubsOf(module);
+  const instance = new WebAssembly.Instance(module, { ...stubs, env: { ...stubs['env'], memory } });
   const raw = instance.exports;
   const run = raw['run'];
   const outputLen = raw['output_len'];

@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   'CORPUS_MISSING',
   'CORPUS_MISMATCH',
   'CORPUS_BUILD_FAILED',
+  /** A plan's own WebAssembly module breaks the context contract (kernels/user-module/prepare.ts names what broke). */
+  'MODULE_REFUSED',
   /** The dashboard's pages could not be bundled (web/src into web/dist). */
   'WEB_BUILD_FAILED',
   /** The dashboard's bundle (web/dist) is not built: `npm run build:web`. */

@@ -5,6 +5,7 @@
 import { ARM_NAMES, NATIVE_ARM } from './arms.ts';
 import { BenchfleetError } from './errors.ts';
 import type { Plan, Schedule } from './plan.ts';
+import { parseModules } from './plan-modules.ts';
 import { POLICIES, isPolicy, type Policy } from './policies.ts';
 
 /**
@@ -20,7 +21,7 @@ export const MAX_INPUT_BYTES = 3 * 1024 * 1024;
 export const DEFAULT_PAGE_SIZE = 4096;
 export const DEFAULT_WARMUP_JOBS = 2;
 
-const FIELDS = ['name', 'kernels', 'arms', 'policies', 'rounds', 'repeats', 'jobs', 'seed', 'schedule', 'pageSize', 'inputSizes', 'warmupJobs', 'inputs'] as const;
+const FIELDS = ['name', 'kernels', 'arms', 'policies', 'rounds', 'repeats', 'jobs', 'seed', 'schedule', 'pageSize', 'inputSizes', 'warmupJobs', 'inputs', 'modules'] as const;
 const SCHEDULES: readonly Schedule[] = ['sequential', 'interleaved'];
 
 function invalid(message: string): BenchfleetError {
@@ -110,8 +111,10 @@ export function parsePlan(json: unknown, kernels: readonly string[]): Plan {
   for (const key of Object.keys(doc)) {
     if (!(FIELDS as readonly string[]).includes(key)) throw invalid(`plan.${key} is not a plan field; fields are ${FIELDS.join(', ')}`);
   }
+  // A plan of user modules only may leave the built-in kernels out (absent or []).
+  const modulesOnly = doc['modules'] !== undefined && (doc['kernels'] === undefined || (Array.isArray(doc['kernels']) && doc['kernels'].length === 0));
   const plan: Plan = {
-    kernels: nameList(doc['kernels'], 'kernels', kernels, 'kernel'),
+    kernels: modulesOnly ? [] : nameList(doc['kernels'], 'kernels', kernels, 'kernel'),
     arms: nameList(doc['arms'], 'arms', ARM_NAMES, 'arm'),
     policies: policyList(doc['policies']),
     rounds: bounded(doc['rounds'], 'rounds'),
@@ -121,6 +124,15 @@ export function parsePlan(json: unknown, kernels: readonly string[]): Plan {
     schedule: 'sequential',
   };
   if (plan.arms !== 'all' && !plan.arms.includes(NATIVE_ARM)) plan.arms = [NATIVE_ARM, ...plan.arms];
+  if (doc['inputs'] !== undefined) {
+    const mode = doc['inputs'];
+    if (mode !== 'fixed' && mode !== 'varying') throw invalid(`plan.inputs must be "fixed" or "varying", got ${describe(mode)}`);
+    plan.inputs = mode;
+  }
+  if (doc['modules'] !== undefined) {
+    plan.modules = parseModules(doc['modules'], kernels, plan.jobs, plan.inputs === 'varying', MAX_INPUT_BYTES);
+    if (plan.modules.length === 0 && modulesOnly) throw invalid('plan.kernels and plan.modules are both empty: name at least one kernel or module');
+  }
   const kernelCount = planKernels(plan, kernels).length;
   const arms = planArms(plan).length;
   const samples = kernelCount * arms * plan.policies.length * plan.rounds;
@@ -148,7 +160,8 @@ export function parsePlan(json: unknown, kernels: readonly string[]): Plan {
     }
     plan.pageSize = size;
   }
-  if (doc['inputSizes'] !== undefined) plan.inputSizes = inputSizes(doc['inputSizes'], planKernels(plan, kernels));
+  // Only built-in kernels take a size here: a module's generated inputs give their own.
+  if (doc['inputSizes'] !== undefined) plan.inputSizes = inputSizes(doc['inputSizes'], plan.kernels === 'all' ? kernels : plan.kernels);
   if (doc['warmupJobs'] !== undefined) {
     const warmup = doc['warmupJobs'];
     if (typeof warmup !== 'number' || !Number.isSafeInteger(warmup) || warmup < 0) {
@@ -156,17 +169,13 @@ export function parsePlan(json: unknown, kernels: readonly string[]): Plan {
     }
     plan.warmupJobs = warmup;
   }
-  if (doc['inputs'] !== undefined) {
-    const mode = doc['inputs'];
-    if (mode !== 'fixed' && mode !== 'varying') throw invalid(`plan.inputs must be "fixed" or "varying", got ${describe(mode)}`);
-    plan.inputs = mode;
-  }
   return plan;
 }
 
-/** The kernels a plan runs, "all" expanded to `kernels` (the catalog's names, sorted by name). */
+/** The kernels a plan runs, "all" expanded to `kernels` (the catalog's names, sorted by name), then its modules' names. */
 export function planKernels(plan: Plan, kernels: readonly string[]): string[] {
-  return plan.kernels === 'all' ? [...kernels] : [...plan.kernels];
+  const builtIn = plan.kernels === 'all' ? [...kernels] : [...plan.kernels];
+  return [...builtIn, ...(plan.modules ?? []).map((m) => m.name)];
 }
 
 /** The arms a plan runs in the canonical order (native first), "all" expanded. */

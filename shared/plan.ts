@@ -1,6 +1,9 @@
-// The plan: the parameters of an experiment. It names kernels; it never carries code.
-// docs/plan.md is the reference. The validator (parsePlan) lives in shared/plan-validate.ts.
+// The plan: the parameters of an experiment. It names built-in kernels, and may carry a user's
+// WebAssembly modules (base64, with their SHA-256; never JavaScript). docs/plan.md is the
+// reference. The validator (parsePlan) lives in shared/plan-validate.ts, the modules' part in
+// shared/plan-modules.ts.
 import type { Policy } from './policies.ts';
+import type { UserModule } from './plan-modules.ts';
 
 export type Schedule = 'sequential' | 'interleaved';
 
@@ -10,8 +13,10 @@ export type InputMode = 'fixed' | 'varying';
 export interface Plan {
   /** Free text naming the experiment. */
   name?: string;
-  /** Kernel names, or "all" for the whole corpus. */
+  /** Kernel names, or "all" for the whole corpus; may be empty when `modules` names at least one. */
   kernels: string[] | 'all';
+  /** A user's own modules, run beside the built-in kernels under their own names. */
+  modules?: UserModule[];
   /** Arm names, or "all" for the 17 arms. `native` is always run: it is every ratio's denominator. */
   arms: string[] | 'all';
   /** Reset policies to run; one raw file each. */

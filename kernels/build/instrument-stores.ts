@@ -65,17 +65,25 @@ const SHR_U = 0x76;
 const ADD = 0x6a;
 const SUB = 0x6b;
 
+/** How a twin is made: where its dirty map lives, and whether memory.grow is refused. */
+export interface InstrumentOptions {
+  /** The map's address in the arena (default DIRTY_MAP_PTR, the corpus layout's reserved region). */
+  mapPtr?: number;
+  /** Fail on memory.grow (a user's module: the arena has a fixed size, so growing is outside the contract). */
+  refuseGrow?: boolean;
+}
+
 /** map[(addr + delta) >> CARD_SHIFT] = 1 */
-function markCard(addr: number, delta: number): number[] {
-  return [...localGet(addr), ...(delta === 0 ? [] : [...i32Const(delta), ADD]), ...i32Const(CARD_SHIFT), SHR_U, ...i32Const(1), 0x3a, 0x00, ...uleb(DIRTY_MAP_PTR)];
+function markCard(addr: number, delta: number, mapPtr: number): number[] {
+  return [...localGet(addr), ...(delta === 0 ? [] : [...i32Const(delta), ADD]), ...i32Const(CARD_SHIFT), SHR_U, ...i32Const(1), 0x3a, 0x00, ...uleb(mapPtr)];
 }
 
 /** if (length) memory.fill(MAP + (addr >> S), 1, ((addr + length - 1) >> S) - (addr >> S) + 1) */
-function markRange(addr: number, length: number): number[] {
+function markRange(addr: number, length: number, mapPtr: number): number[] {
   const first = [...localGet(addr), ...i32Const(CARD_SHIFT), SHR_U];
   return [
     ...localGet(length), 0x04, 0x40,
-    ...first, ...i32Const(DIRTY_MAP_PTR), ADD,
+    ...first, ...i32Const(mapPtr), ADD,
     ...i32Const(1),
     ...localGet(addr), ...localGet(length), ADD, ...i32Const(1), SUB, ...i32Const(CARD_SHIFT), SHR_U,
     ...first, SUB, ...i32Const(1), ADD,
@@ -96,7 +104,8 @@ function append(target: number[], source: ArrayLike<number>): void {
 }
 
 /** Rewrite one function body's instructions (from `r.pos` to `end`); null when it writes no memory. */
-function rewriteBody(r: Reader, end: number, temps: Temps, stats: InstrumentStats): number[] | null {
+function rewriteBody(r: Reader, end: number, temps: Temps, stats: InstrumentStats, options: Required<InstrumentOptions>): number[] | null {
+  const mapPtr = options.mapPtr;
   const bytes = r.bytes;
   const out: number[] = [];
   let writes = 0;
@@ -108,8 +117,8 @@ function rewriteBody(r: Reader, end: number, temps: Temps, stats: InstrumentStat
     const value = temps.byType.get(valueType) as number;
     out.push(...localSet(value), ...localSet(temps.addr), ...localGet(temps.addr), ...localGet(value));
     copy(start);
-    out.push(...markCard(temps.addr, offset));
-    if (width > 1) out.push(...markCard(temps.addr, (offset + width - 1) | 0));
+    out.push(...markCard(temps.addr, offset, mapPtr));
+    if (width > 1) out.push(...markCard(temps.addr, (offset + width - 1) | 0, mapPtr));
     stats.stores++;
     writes++;
   };
@@ -118,7 +127,7 @@ function rewriteBody(r: Reader, end: number, temps: Temps, stats: InstrumentStat
     out.push(...localSet(temps.length), ...localSet(temps.second), ...localSet(temps.addr));
     out.push(...localGet(temps.addr), ...localGet(temps.second), ...localGet(temps.length));
     copy(start);
-    out.push(...markRange(temps.addr, temps.length));
+    out.push(...markRange(temps.addr, temps.length, mapPtr));
     writes++;
   };
   while (r.pos < end) {
@@ -133,6 +142,8 @@ function rewriteBody(r: Reader, end: number, temps: Temps, stats: InstrumentStat
       // no immediates
     } else if (op >= 0x02 && op <= 0x04) {
       r.s32(); // block type: empty, a value type or a type index (s33; fits s32 here)
+    } else if (op === 0x40 && options.refuseGrow) {
+      fail(`memory.grow at byte ${start}: the arena has a fixed size, so a module may not grow its memory`);
     } else if (op === 0x0c || op === 0x0d || op === 0x10 || op === 0x12 || (op >= 0x20 && op <= 0x26) || op === 0xd2 || op === 0x3f || op === 0x40) {
       r.u32();
     } else if (op === 0x0e) {
@@ -269,7 +280,7 @@ function vecSection(id: number, count: number, entries: ArrayLike<number>): numb
   return out;
 }
 
-function rewriteCode(bytes: Uint8Array, code: Section, params: readonly number[], stats: InstrumentStats): number[] {
+function rewriteCode(bytes: Uint8Array, code: Section, params: readonly number[], stats: InstrumentStats, options: Required<InstrumentOptions>): number[] {
   const r = new Reader(bytes);
   r.pos = code.bodyStart;
   const count = r.u32();
@@ -288,7 +299,7 @@ function rewriteCode(bytes: Uint8Array, code: Section, params: readonly number[]
       declared.push([n, type]);
       locals += n;
     }
-    const rewritten = rewriteBody(r, end, tempsAt((params[f] as number) + locals), stats);
+    const rewritten = rewriteBody(r, end, tempsAt((params[f] as number) + locals), stats, options);
     if (rewritten === null) {
       append(bodies, uleb(size));
       append(bodies, bytes.subarray(bodyStart, end));
@@ -305,7 +316,8 @@ function rewriteCode(bytes: Uint8Array, code: Section, params: readonly number[]
 }
 
 /** The tracked twin of a kernel module, and what it marks. */
-export function instrumentStores(bytes: Uint8Array): { bytes: Uint8Array; stats: InstrumentStats } {
+export function instrumentStores(bytes: Uint8Array, options: InstrumentOptions = {}): { bytes: Uint8Array; stats: InstrumentStats } {
+  const settings: Required<InstrumentOptions> = { mapPtr: options.mapPtr ?? DIRTY_MAP_PTR, refuseGrow: options.refuseGrow ?? false };
   const all = sections(bytes);
   const ids = all.map((s) => s.id).filter((id) => id !== 0);
   if (new Set(ids).size !== ids.length) fail('a section appears twice');
@@ -316,7 +328,7 @@ export function instrumentStores(bytes: Uint8Array): { bytes: Uint8Array; stats:
   const params = functionParams(bytes, all);
   const globalsSection = all.find((s) => s.id === 6);
   let globalIndex = importedGlobals(bytes, all);
-  const newGlobal = [I32, 0x00, ...i32Const(DIRTY_MAP_PTR), 0x0b];
+  const newGlobal = [I32, 0x00, ...i32Const(settings.mapPtr), 0x0b];
   let globalsBytes: number[];
   if (globalsSection) {
     const r = new Reader(bytes);
@@ -342,7 +354,7 @@ export function instrumentStores(bytes: Uint8Array): { bytes: Uint8Array; stats:
   for (const s of all) {
     if (s.id === 6) parts.push(globalsBytes);
     else if (s.id === 7) parts.push(...(globalsSection ? [exportBytes] : [globalsBytes, exportBytes]));
-    else if (s.id === 10) parts.push(rewriteCode(bytes, s, params, stats));
+    else if (s.id === 10) parts.push(rewriteCode(bytes, s, params, stats, settings));
     else parts.push(bytes.subarray(s.start, s.end));
   }
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

@@ -30,7 +30,7 @@ export function reconnectMs(args: ReconnectArgs): number {
 
 /** The report of a followed run as `report` prints it: a text table on a terminal, markdown on a pipe. */
 export function printReport(markdown: string): void {
-  printLine((process.stdout.isTTY === true ? markdownAsText(markdown) : markdown).trimEnd());
+  printLine((process.stdout.isTTY === true ? markdownAsText(markdown, process.stdout.columns || 80) : markdown).trimEnd());
 }
 
 /** The end of a followed run for people: the report, then the run's state and where its files are. */

@@ -33,7 +33,10 @@ export function renderReport(report: Report, format: ReportFormat, options: Rend
  */
 export function renderReports(reports: readonly Report[], format: ReportFormat, options: RenderOptions = {}): string {
   if (reports.length === 1) return renderReport(reports[0] as Report, format, options);
-  const each = reports.map((r) => renderReport(r, format, options));
+  // Notes that hold for every arm (a skipped file, differing environments) are said once, with
+  // the first arm's table, not again above every arm's.
+  const first = reports[0] as Report;
+  const each = reports.map((r, i) => renderReport(i === 0 || format === 'json' ? r : { ...r, notes: r.notes.filter((n) => !first.notes.includes(n)) }, format, options));
   switch (format) {
     case 'bmf':
       return `${JSON.stringify(Object.assign({}, ...each.map((text) => JSON.parse(text) as object)), null, 2)}\n`;

@@ -79,7 +79,7 @@ export const reportCommand: CommandModule<object, Args> = {
       const reports = args.arm === ALL_ARMS ? reportsForEveryArm(results) : [buildReportFromResults(results, args.arm)];
       if (reports.length === 0) throw new BenchfleetError('USAGE', 'no arm besides native in these results');
       report = reports[0] as Report;
-      process.stdout.write(renderReports(reports, format, { intervals: args.intervals }));
+      process.stdout.write(renderReports(reports, format, { intervals: args.intervals, ...(process.stdout.isTTY === true ? { columns: process.stdout.columns || 80 } : {}) }));
     }
     // The gate counts every summary's failed samples, whichever arm is shown.
     if (args['fail-on'].includes('failures') && report.failedSamples > 0) {

@@ -67,6 +67,8 @@ export interface EnvironmentRecord {
   trackedCorpus?: Record<string, string>;
   /** SHA256 of each kernel's generated input, by kernel name (varying inputs: of all the jobs' inputs in job order). */
   inputs: Record<string, string>;
+  /** SHA256 of the fresh-instance oracle's outcomes of each of the plan's own modules, by name (docs/plan.md, "Your own module"). */
+  oracles?: Record<string, string>;
   /** The plan's `inputs`: one input for every job, or one per job of a repeat. Absent in records written before it existed: fixed. */
   inputMode?: 'fixed' | 'varying';
   /** Reset page size in bytes. */

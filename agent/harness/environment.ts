@@ -18,6 +18,8 @@ export interface RunIdentity {
   /** SHA256 of each kernel's tracked twin, when the plan runs `tracked`. */
   trackedCorpus?: Record<string, string>;
   inputs: Record<string, string>;
+  /** SHA256 of the fresh-instance oracle's outcomes of each of the plan's own modules (prepared-user-module.ts). */
+  oracles?: Record<string, string>;
   loadWait: LoadWait | null;
 }
 
@@ -120,6 +122,7 @@ export function environmentRecord(
     corpus: identity.corpus,
     ...(policy === 'tracked' && identity.trackedCorpus ? { trackedCorpus: identity.trackedCorpus } : {}),
     inputs: identity.inputs,
+    ...(identity.oracles ? { oracles: identity.oracles } : {}),
     inputMode: plan.inputs ?? 'fixed',
     pageSize: plan.pageSize ?? DEFAULT_PAGE_SIZE,
     schedule: plan.schedule,

@@ -79,7 +79,7 @@ export async function runPiscinaSample(pool: PiscinaPool, spec: SampleSpec, toke
     type: 'jobs',
     token,
     modulePath: kernel.modulePath,
-    moduleSha256: kernel.moduleSha256,
+    moduleSha256: kernel.fileSha256,
     inputs: Array.from({ length: Math.min(count, shared.length) }, (_, k) => shared[(first + k) % shared.length] as Uint8Array),
     count,
   });

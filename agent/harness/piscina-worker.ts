@@ -15,7 +15,7 @@ function moduleFor(task: PiscinaJobTask): WebAssembly.Module {
   if (!module) {
     const bytes = readFileSync(task.modulePath);
     const digest = createHash('sha256').update(bytes).digest('hex');
-    if (digest !== task.moduleSha256) throw new Error(`${task.modulePath} has SHA256 ${digest}, the corpus manifest says ${task.moduleSha256}`);
+    if (digest !== task.moduleSha256) throw new Error(`${task.modulePath} has SHA256 ${digest}, the harness expects ${task.moduleSha256}`);
     module = new WebAssembly.Module(bytes);
     modules.set(task.moduleSha256, module);
   }

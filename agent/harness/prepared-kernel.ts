@@ -23,6 +23,8 @@ export interface PreparedKernel {
   module: WebAssembly.Module;
   /** The module file and its SHA256, for workers that load it themselves (the Piscina arm). */
   modulePath: string;
+  fileSha256: string;
+  /** The SHA256 the environment row records: the corpus module's, or the one a plan's own module pins. */
   moduleSha256: string;
   /** The kernel's tracked twin, which the `tracked` policy's contexts run; null when the plan does not run `tracked`. */
   trackedModule: WebAssembly.Module | null;
@@ -97,6 +99,7 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
     name,
     module,
     modulePath: join(CORPUS_DIR, entry.file),
+    fileSha256: entry.sha256,
     moduleSha256: entry.sha256,
     trackedModule,
     trackedSha256: tracked ? moduleFile(name, 'tracked').sha256 : null,

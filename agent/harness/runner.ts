@@ -3,6 +3,9 @@
 // in the schedule's order — per kernel visit a fresh snapshot, per sample its arm's contexts —
 // and appends each sample's record as soon as it is done. A failed check marks its sample and
 // the run goes on; a broken pool or worker stops the run (what was written stays valid).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ARMS, parseArm, type ArmSpec } from '../../shared/arms.ts';
 import { sha256Hex } from '../../kernels/corpus.ts';
 import { ARENA_BYTES, createArena } from '../../kernels/instance.ts';
@@ -18,6 +21,7 @@ import { runNativeSample } from './native-arm.ts';
 import { runPiscinaSample } from './piscina-arm.ts';
 import { PoolSet } from './pool-set.ts';
 import { prepareKernel, snapshotKernel, type PreparedKernel } from './prepared-kernel.ts';
+import { prepareUserKernel } from './prepared-user-module.ts';
 import { prepareOutputDir, RecordWriter } from './record-writer.ts';
 import type { ResetFault } from './reset-policies.ts';
 import { findResumePoint, type ResumePoint } from './resume-point.ts';
@@ -88,7 +92,25 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
   // Reused from kernel to kernel: new ones would page-fault 16 MiB per kernel visit.
   const mainArena = createArena();
   const snapshotBuffer = new SharedArrayBuffer(ARENA_BYTES);
-  const prepared = new Map<string, PreparedKernel>(kernels.map((k) => [k, prepareKernel(k, plan, mainArena)]));
+  // A plan's own modules: their rewritten files (for the Piscina arm's workers) live in a folder of the run's, removed at its end.
+  const workDir = plan.modules && plan.modules.length > 0 ? mkdtempSync(join(tmpdir(), 'benchfleet-modules-')) : null;
+  const oracles: Record<string, string> = {};
+  let prepared: Map<string, PreparedKernel>;
+  try {
+    const ownModules = new Map((plan.modules ?? []).map((m) => [m.name, m]));
+    prepared = new Map<string, PreparedKernel>(
+      kernels.map((k) => {
+        const own = ownModules.get(k);
+        if (!own || !workDir) return [k, prepareKernel(k, plan, mainArena)];
+        const user = prepareUserKernel(own, plan, workDir, mainArena);
+        oracles[k] = user.oracleSha256;
+        return [k, user.kernel];
+      }),
+    );
+  } catch (error) {
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    throw error;
+  }
   const prepareNs = Number(process.hrtime.bigint() - started);
   const identity: RunIdentity = {
     machine: options.machine ?? defaultMachineName(),
@@ -97,6 +119,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
     corpus: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.moduleSha256])),
     ...(plan.policies.includes('tracked') ? { trackedCorpus: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.trackedSha256 ?? ''])) } : {}),
     inputs: Object.fromEntries([...prepared.values()].map((k) => [k.name, k.inputSha256])),
+    ...(workDir ? { oracles } : {}),
     loadWait: options.loadWait ?? null,
   };
   const slots = scheduleSamples({ kernels, arms, policies: plan.policies, rounds: plan.rounds, seed: plan.seed, schedule: plan.schedule });
@@ -191,6 +214,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunSumma
     summary.poolStartNs = pools.startNs;
     await pools.close();
     for (const w of writers.values()) w.close();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
     summary.wallNs = Number(process.hrtime.bigint() - started);
   }
   return summary;

@@ -1,16 +1,18 @@
-// What `run` and `campaign start` send: the plan file's bytes with FOLIO_CORPUS_RESET written in
-// (before the coordinator hashes them), checked here so a bad plan is named by its file, and the
-// machines of --machines.
+// What `run` and `campaign start` send: the plan file's bytes with FOLIO_CORPUS_RESET and the
+// bytes of its own modules written in (before the coordinator hashes them), checked here so a bad
+// plan or a module that breaks the context contract is named by its file, and the machines of
+// --machines.
 import { kernelNames } from '../kernels/kernel-names.ts';
+import { checkPlanModules, packPlanModules } from '../kernels/user-module/pack.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { applyPolicyEnv } from '../shared/plan-policy-env.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import { readInputFile } from './read-input.ts';
 
 export async function planToSend(path: string, machinesOption: string): Promise<{ planText: string; machines: string[] }> {
-  const planText = applyPolicyEnv(new TextDecoder().decode(await readInputFile(path)));
+  const planText = packPlanModules(applyPolicyEnv(new TextDecoder().decode(await readInputFile(path))), path);
   try {
-    parsePlan(JSON.parse(planText), kernelNames());
+    checkPlanModules(parsePlan(JSON.parse(planText), kernelNames()).modules);
   } catch (error) {
     throw new BenchfleetError('PLAN_INVALID', `${path}: ${errorMessage(error)}`);
   }

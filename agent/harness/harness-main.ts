@@ -11,6 +11,7 @@ import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { harnessArgs, HARNESS_EXIT, checkIsolation, isolatedCommand, type HarnessLaunch, type IsolationOptions } from '../../shared/harness-contract.ts';
 import { describeLoadWait } from '../../shared/load-wait-text.ts';
 import { applyPolicyEnv } from '../../shared/plan-policy-env.ts';
+import { packPlanModules } from '../../kernels/user-module/pack.ts';
 import { parsePlan, planArms, planKernels } from '../../shared/plan-validate.ts';
 import type { LoadWait } from '../../shared/records.ts';
 import { waitForLoad } from './load-wait.ts';
@@ -77,8 +78,9 @@ export async function runHarness(options: HarnessMainOptions): Promise<RunSummar
 }
 
 async function runHere(options: HarnessMainOptions): Promise<RunSummary> {
-  // FOLIO_CORPUS_RESET goes into the plan text before it is hashed (records name that hash).
-  const bytes = new TextEncoder().encode(applyPolicyEnv(new TextDecoder().decode(await options.readPlan(options.plan))));
+  // FOLIO_CORPUS_RESET and the plan's own modules go into the plan text before it is hashed
+  // (records name that hash); a plan that already carries them (the agent's) stays byte for byte.
+  const bytes = new TextEncoder().encode(packPlanModules(applyPolicyEnv(new TextDecoder().decode(await options.readPlan(options.plan))), options.plan));
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));

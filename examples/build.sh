@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the example modules from their C sources with Debian's clang, lld and wasi-libc
+# (apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32 libxxhash-dev libjsmn-dev):
+# examples/xxhash/xxh64.wasm and examples/jsmn/tokenize.wasm. Their SHA-256s are pinned in
+# deploy/plans/example-*.json; test/kernels/example-modules.test.ts rebuilds them and checks.
+# Usage: examples/build.sh [OUTDIR]   (default: next to each source)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-}"
+build() { # source, output name, exports...
+  local src="$1" name="$2"
+  shift 2
+  local dest="${out:-$(dirname "$src")}/$name"
+  local flags=()
+  for sym in "$@"; do flags+=("-Wl,--export=$sym"); done
+  clang --target=wasm32-wasi --sysroot=/usr -O2 -nostartfiles -Wl,--no-entry -Wl,--strip-all "${flags[@]}" -o "$dest" "$src"
+}
+build "$here/xxhash/xxh64.c" xxh64.wasm input digest
+build "$here/jsmn/tokenize.c" tokenize.wasm input tokens

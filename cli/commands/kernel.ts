@@ -9,7 +9,19 @@ import { readInputFile } from '../read-input.ts';
 import { printJson, printLine } from '../output.ts';
 import { callTimes, describeResult, isRejection, type KernelRunResult } from '../kernel-result.ts';
 
-interface RunArgs { name: string; input: string; out: string | undefined; calls: number; json: boolean }
+interface RunArgs {
+  name: string;
+  input: string;
+  out: string | undefined;
+  calls: number;
+  json: boolean;
+  entry: string | undefined;
+  'input-at': string | undefined;
+  'output-at': string | undefined;
+  'output-length': string | undefined;
+  stub: string[] | undefined;
+  'memory-pages': number | undefined;
+}
 
 /** One call in a fresh context; only `run` itself is timed. */
 function timedCall(module: WebAssembly.Module, input: Uint8Array, spec: KernelSpec, file: string): { outcome: KernelOutcome; ns: number } {
@@ -35,14 +47,30 @@ const runCommand: CommandModule<object, RunArgs> = {
   describe: 'Run one kernel, in a fresh context, on the bytes of a file: print what it computed and its time per call',
   builder: (y) =>
     y
-      .positional('name', { type: 'string', demandOption: true, describe: 'Kernel name (see `benchfleet kernels`)' })
+      .positional('name', { type: 'string', demandOption: true, describe: 'Kernel name (see `benchfleet kernels`), or a .wasm file of your own (with --entry, --input-at)' })
       .option('input', { type: 'string', demandOption: true, describe: 'File whose bytes are the input (docs/kernels.md gives each format)' })
       .option('out', { type: 'string', describe: 'Write the output bytes to this file' })
       .option('calls', { type: 'number', default: 5, describe: 'Calls to time, each in a fresh context; the time shown is their median' })
       .option('json', { type: 'boolean', default: false, describe: 'Print everything as JSON: return value, digest or output length and SHA256, times' })
+      .option('entry', { type: 'string', describe: 'Your own module: the exported function to call with the input length' })
+      .option('input-at', { type: 'string', describe: 'Your own module: the exported i32 global holding the input buffer\'s address' })
+      .option('output-at', { type: 'string', describe: 'Your own module: the exported i32 global holding the output\'s address' })
+      .option('output-length', { type: 'string', describe: 'Your own module: output bytes, or an exported () -> i32 function giving them' })
+      .option('stub', { type: 'string', array: true, describe: 'Your own module: an import (module.name) to satisfy with a function that traps' })
+      .option('memory-pages', { type: 'number', describe: 'Your own module: pages of the arena it may use (default: its own memory\'s)' })
       .example('$0 kernel run sha256 --input README.md', 'the SHA-256 digest of a file, in hex, and the time per call')
-      .example('$0 kernel run inflate --input data.deflate --out data.txt', 'inflate a raw DEFLATE stream into a file'),
+      .example('$0 kernel run inflate --input data.deflate --out data.txt', 'inflate a raw DEFLATE stream into a file')
+      .example('$0 kernel run ./my.wasm --input FILE --entry run --input-at input', 'your own module, as a plan would run it (README "Your own module")'),
   handler: async (args) => {
+    if (args.name.endsWith('.wasm')) {
+      if (!Number.isInteger(args.calls) || args.calls < 1) throw new BenchfleetError('USAGE', `--calls must be a whole number of at least 1, got ${args.calls}`);
+      const { runUserModule } = await import('../user-module-run.ts');
+      await runUserModule({
+        file: args.name, input: args.input, out: args.out, calls: args.calls, json: args.json, entry: args.entry,
+        inputAt: args['input-at'], outputAt: args['output-at'], outputLength: args['output-length'], stub: args.stub, memoryPages: args['memory-pages'],
+      });
+      return;
+    }
     const { findKernel } = await import('../../kernels/catalog.ts');
     const { loadKernelModule, sha256Hex } = await import('../../kernels/corpus.ts');
     if (!Number.isInteger(args.calls) || args.calls < 1) throw new BenchfleetError('USAGE', `--calls must be a whole number of at least 1, got ${args.calls}`);

@@ -15,6 +15,7 @@ import { connectionOptions, type ConnectionArgs } from '../connection-options.ts
 import type { ControlSocket } from '../control-client.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 import { reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
+import { EXIT_GATE } from '../exit-codes.ts';
 
 /** "5%", "5" (percent) -> 0.05. */
 export function parsePercent(text: string, option: string): number {
@@ -48,7 +49,7 @@ interface StartArgs extends ConnectionArgs, ReconnectArgs {
 }
 
 interface IdArgs extends ConnectionArgs, ReconnectArgs { id: string; json: boolean }
-interface ReportArgs { id: string; data: string; json: boolean; html: boolean; markdown: boolean }
+interface ReportArgs { id: string; data: string; json: boolean; html: boolean; markdown: boolean; text: boolean }
 
 // What each subcommand runs is loaded when it runs (`await import`), not with the definitions,
 // which every command's --help reads: the connection alone loads socket.io.
@@ -64,20 +65,17 @@ async function withControl<T>(args: ConnectionArgs, work: (socket: ControlSocket
 
 async function printCampaign(c: CampaignSummary): Promise<void> {
   const { campaignLine } = await import('../campaign-follow.ts');
-  printLine(campaignLine(c));
+  printLine(`campaign ${c.campaignId}: ${campaignLine(c)}`);
   for (const [i, r] of c.runs.entries()) printLine(`  run ${i + 1}: ${r.runId} ${r.state}${r.dropped.map((d) => `; ${d.machine} ${d.state}${d.message ? ` (${d.message})` : ''}`).join('')}`);
   for (const n of c.outcome?.notConverged ?? []) printLine(`  not converged: ${n}`);
 }
 
 async function followToEnd(args: ConnectionArgs & ReconnectArgs, id: string, json: boolean): Promise<void> {
-  const [{ followCampaign }, { connectControl }] = await Promise.all([import('../campaign-follow.ts'), import('../control-client.ts')]);
+  const [{ followCampaign, campaignEndLines, campaignExitCode }, { connectControl }] = await Promise.all([import('../campaign-follow.ts'), import('../control-client.ts')]);
   const end = await followCampaign(() => connectControl(args), id, { reconnectForMs: reconnectMs(args), onLine: (line) => (json ? undefined : printLine(line)) });
   if (json) printJson(end);
-  else {
-    for (const n of end.outcome?.notConverged ?? []) printLine(`  not converged: ${n}`);
-    printLine(`report: benchfleet campaign report ${id} --data <the coordinator's --data folder>`);
-  }
-  if (end.state !== 'finished' || (end.outcome?.reason !== 'converged' && end.outcome?.reason !== 'planned-runs')) process.exitCode = 1;
+  else for (const line of campaignEndLines(end, process.stdout.isTTY === true ? process.stdout.columns || 80 : Number.POSITIVE_INFINITY)) printLine(line);
+  process.exitCode = campaignExitCode(end);
 }
 
 const startCommand: CommandModule<object, StartArgs> = {
@@ -96,7 +94,7 @@ const startCommand: CommandModule<object, StartArgs> = {
         .option('jitter', { type: 'string', describe: 'Add a random wait of up to this to each spacing, e.g. 5m' })
         .option('kernels', { type: 'string', describe: 'Only these kernels\' cells count for --until (comma-separated)' })
         .option('arm', { type: 'string', describe: 'The arm whose cells count (default: the report\'s arm)' })
-        .option('follow', { type: 'boolean', default: false, describe: 'Show each run and the stop rule\'s progress until the campaign ends' })
+        .option('follow', { type: 'boolean', default: false, describe: `Show each run and the stop rule's progress until the campaign ends, then its cells; exit 0 when it converged or made its runs, ${EXIT_GATE} when it stopped without converging (--max-runs, --max-hours), 1 when cancelled or failed` })
         .option('json', { type: 'boolean', default: false, describe: 'Print the campaign as JSON (with --follow: at its end)' }),
     ))
       .example('$0 campaign start deploy/plans/study.json --machines ryzen --until 5% --max-runs 12 --spacing 20m --jitter 10m --follow', 'the study until every cell is known within ±5%, runs spread over hours')
@@ -155,7 +153,7 @@ const cancelCommand: CommandModule<object, IdArgs> = {
   handler: async (args) => {
     const c = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:cancel'>(socket, 30_000, 'campaign:cancel', args.id)));
     if (args.json) printJson(c);
-    else printLine((await import('../campaign-follow.ts')).campaignLine(c));
+    else printLine(`campaign ${c.campaignId}: ${(await import('../campaign-follow.ts')).campaignLine(c)}`);
   },
 };
 
@@ -206,12 +204,16 @@ const reportCommand: CommandModule<object, ReportArgs> = {
       .option('data', { type: 'string', demandOption: true, describe: "The coordinator's data folder (DATA/campaigns/<id>/, DATA/runs/<id>/)" })
       .option('json', { type: 'boolean', default: false, describe: 'JSON' })
       .option('html', { type: 'boolean', default: false, describe: 'A standalone HTML page' })
-      .option('markdown', { type: 'boolean', default: false, describe: 'Markdown (the default)' })
+      .option('markdown', { type: 'boolean', default: false, describe: 'Markdown (the default when stdout is not a terminal)' })
+      .option('text', { type: 'boolean', default: false, describe: 'Text in the terminal\'s width (the default on a terminal)' })
       .example('$0 campaign report 20261201-101500-ab12cd --data /var/lib/benchfleet', 'the report of a campaign'),
   handler: async (args) => {
-    const format: CampaignReportFormat = args.json ? 'json' : args.html ? 'html' : 'markdown';
+    const chosen = (['json', 'html', 'markdown', 'text'] as const).filter((f) => args[f]);
+    if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
+    const tty = process.stdout.isTTY === true;
+    const format: CampaignReportFormat = chosen[0] ?? (tty ? 'text' : 'markdown');
     const { renderCampaignReport } = await import('../../analysis/campaign/campaign-report.ts');
-    process.stdout.write(renderCampaignReport(await readCampaign(args.data, args.id), format));
+    process.stdout.write(renderCampaignReport(await readCampaign(args.data, args.id), format, tty ? process.stdout.columns || 80 : undefined));
   },
 };
 
@@ -227,6 +229,6 @@ export const campaignCommand: CommandModule<object, object> = {
       .command(listCommand)
       .command(reportCommand)
       .demandCommand(1, 'name an action: start, status, follow, cancel, list or report')
-      .epilogue('A campaign is runs of one plan on a set of machines, one after the other; after each (from the third) every cell\'s across-run interval is computed with compare\'s statistics, and --until stops the campaign when the widest is within the target. Spacing runs apart (--spacing, --jitter) spreads them over the machine\'s changing states, where run-to-run variation comes from.'),
+      .epilogue(`A campaign is runs of one plan on a set of machines, one after the other; after each (from the third) every cell's across-run interval is computed with compare's statistics, and --until stops the campaign when the widest is within the target. Spacing runs apart (--spacing, --jitter) spreads them over the machine's changing states, where run-to-run variation comes from. Exit codes of --follow and \`campaign follow\`: 0 converged or made its planned runs, ${EXIT_GATE} stopped without converging, 1 cancelled, failed or an error, 2 bad usage.`),
   handler: () => undefined,
 };

@@ -8,9 +8,23 @@
 // --list prints the files that would run, one a line, and runs nothing.
 // Other arguments are passed on: `npm run test:unit -- --test-name-pattern=lz4`.
 // Set BENCHFLEET_TEST_FILTER=substring to run only the matching files (of the tier, if one is named).
+// Test files named as arguments (paths ending in .test.ts) run instead of the whole walk:
+// `node test/run-tests.js test/shared/prng.test.ts test/shared/jsonl-file.test.ts`.
+//
+// Files of a tier run side by side (CONCURRENCY below; `-- --test-concurrency=N` or
+// BENCHFLEET_TEST_CONCURRENCY=N sets every tier's). Unit files mostly wait on child processes,
+// sockets and timers, so several at once fill two cores; fleet, netns and browser files measure
+// or time real processes and run one at a time, as before.
+//
+// Every file a test makes must go: the run gives its tests (and their children) a temporary
+// folder of their own as TMPDIR, under the usual one, checks after each tier that it is empty,
+// names what is left and fails if anything is, then removes it. Its own folder, not a look at the
+// shared one, so that two suites running at once (two engineers, two CI jobs) cannot blame each
+// other. test/helpers/temp-dir.ts makes folders that remove themselves.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -23,6 +37,8 @@ const TIERS = {
   browser: (file) => file.endsWith('-browser.test.ts'),
 };
 const ORDER = ['unit', 'fleet', 'netns', 'browser'];
+/** Files run at once per tier (node --test --test-concurrency, Node 20.10 and later). */
+const CONCURRENCY = { unit: 3, fleet: 1, netns: 1, browser: 1 };
 
 function tierOf(file) {
   return Object.keys(TIERS).find((tier) => TIERS[tier](file)) ?? 'unit';
@@ -40,13 +56,14 @@ const args = process.argv.slice(2);
 const tierArg = args.find((a) => a.startsWith('--tier='));
 const tier = tierArg?.slice('--tier='.length);
 const list = args.includes('--list');
-const passed = args.filter((a) => a !== tierArg && a !== '--list');
+const named = args.filter((a) => !a.startsWith('-') && a.endsWith('.test.ts'));
+const passed = args.filter((a) => a !== tierArg && a !== '--list' && !named.includes(a));
 if (tier !== undefined && !ORDER.includes(tier)) {
   console.error(`unknown test tier "${tier}"; tiers are ${ORDER.join(', ')}`);
   process.exit(2);
 }
 
-const files = walk(join(root, 'test'))
+const files = (named.length > 0 ? named.map((f) => resolve(f)) : walk(join(root, 'test')))
   .map((f) => relative(root, f).split(sep).join('/'))
   .filter((f) => f.includes(filter) && (tier === undefined || tierOf(f) === tier))
   .sort((a, b) => ORDER.indexOf(tierOf(a)) - ORDER.indexOf(tierOf(b)) || (a < b ? -1 : a > b ? 1 : 0));
@@ -59,8 +76,51 @@ if (list) {
   process.exit(0);
 }
 const hook = process.features.typescript ? [] : ['--import', 'tsx'];
-const result = spawnSync(process.execPath, [...hook, '--test', '--test-reporter=spec', ...passed, ...files], {
-  cwd: root,
-  stdio: 'inherit',
-});
-process.exit(result.status ?? 1);
+const concurrencyEnv = process.env.BENCHFLEET_TEST_CONCURRENCY;
+if (concurrencyEnv !== undefined && !/^[1-9][0-9]*$/.test(concurrencyEnv)) {
+  console.error(`BENCHFLEET_TEST_CONCURRENCY is a whole number of files at once, at least 1, got "${concurrencyEnv}"`);
+  process.exit(2);
+}
+const concurrencyGiven = passed.some((a) => a.startsWith('--test-concurrency'));
+
+const usualTmp = tmpdir();
+const runTmp = mkdtempSync(join(usualTmp, 'benchfleet-test-run-'));
+// Open to every user, sticky, as /tmp is: some tests run a child as another user (nobody).
+chmodSync(runTmp, 0o1777);
+/** Entries of runTmp this script made: not a test's leftovers. */
+const ours = new Set();
+// Caches the program keeps in os.tmpdir() on purpose, named by content: tsx's compile cache
+// (tsx-UID) and the bundled worker scripts (benchfleet-workers, shared/worker-script.ts). The
+// run's point at the usual ones, so a run starts warm and leaves them where they always are.
+for (const name of [`tsx-${userInfo().uid}`, 'benchfleet-workers']) {
+  try {
+    mkdirSync(join(usualTmp, name), { recursive: true, mode: 0o700 });
+    symlinkSync(join(usualTmp, name), join(runTmp, name), 'dir');
+    ours.add(name);
+  } catch {
+    // No link (a file system without symlinks): the cache is built in the run's folder and checked like the rest.
+  }
+}
+/** tsx's cache of a child run as another user (tsx-65534 for nobody): a cache, not a test's file. */
+const otherUsersTsxCache = (name) => /^tsx-[0-9]+$/.test(name);
+const env = { ...process.env, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp };
+
+let status = 0;
+try {
+  for (const t of ORDER) {
+    const tierFiles = files.filter((f) => tierOf(f) === t);
+    if (tierFiles.length === 0) continue;
+    const concurrency = concurrencyGiven ? [] : [`--test-concurrency=${concurrencyEnv ?? CONCURRENCY[t]}`];
+    const result = spawnSync(process.execPath, [...hook, '--test', '--test-reporter=spec', ...concurrency, ...passed, ...tierFiles], { cwd: root, stdio: 'inherit', env });
+    if (result.status !== 0) status = result.status ?? 1;
+    const left = readdirSync(runTmp).filter((name) => !ours.has(name) && !otherUsersTsxCache(name));
+    if (left.length > 0) {
+      console.error(`\nthe ${t} tier left ${left.length} file(s) or folder(s) in its temporary folder ${runTmp}; each test must remove what it makes (test/helpers/temp-dir.ts):\n${left.sort().map((name) => `  ${name}`).join('\n')}`);
+      status = status || 1;
+      for (const name of left) rmSync(join(runTmp, name), { recursive: true, force: true });
+    }
+  }
+} finally {
+  rmSync(runTmp, { recursive: true, force: true });
+}
+process.exit(status);

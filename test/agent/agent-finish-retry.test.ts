@@ -3,8 +3,6 @@
 // instead of waiting for the agent's next reconnect.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'socket.io';
 import { Agent } from '../../agent/agent.ts';
@@ -14,9 +12,10 @@ import { AGENT_NAMESPACE, CONTROL_NAMESPACE, PROTOCOL_VERSION } from '../../shar
 import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 import { startRun, waitForRunReport } from '../fleet/fleet-helpers.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
-test('a run:finished that gets no answer is sent again with backoff, and the run completes', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-finish-retry-'));
+test('a run:finished that gets no answer is sent again with backoff, and the run completes', async (t) => {
+  const dir = await tempDir(t, 'benchfleet-finish-retry-');
   process.env['BENCHFLEET_LOCK_FILE'] = join(dir, 'timing.lock');
   const coordinator = await startTestCoordinator({ dataDir: join(dir, 'coordinator') });
   // The first run:finished is swallowed before the coordinator sees it: no answer ever comes.

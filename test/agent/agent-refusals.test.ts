@@ -5,19 +5,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Server, type Socket } from 'socket.io';
 import { Agent } from '../../agent/agent.ts';
 import { AGENT_NAMESPACE } from '../../shared/protocol/events.ts';
+import { tempDirSync } from '../helpers/temp-dir.ts';
 
 // Anything but socket.io (the agent's first probe) is answered at once, as not found.
 const http = createServer((_request, response) => response.writeHead(404).end());
 const io = new Server(http);
-const stateDir = mkdtempSync(join(tmpdir(), 'bf-agent-refusals-'));
+const stateDir = tempDirSync({ after }, 'bf-agent-refusals-');
 let agent: Agent;
 let served: Promise<void>;
 let peer: Socket;

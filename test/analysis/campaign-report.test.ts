@@ -4,17 +4,17 @@
 // markdown, JSON and HTML; the dropped machine is named in its run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCampaignReport } from '../../analysis/campaign/campaign-report.ts';
 import { compareCampaignRuns } from '../../analysis/campaign/campaign-compare.ts';
 import { readCampaign } from '../../cli/commands/campaign.ts';
 import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../coordinator/campaign-store.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
-test('a campaign report gives compare\'s figures per cell and names the machine that dropped out of a run', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-campaign-report-'));
+test('a campaign report gives compare\'s figures per cell and names the machine that dropped out of a run', async (t) => {
+  const dataDir = await tempDir(t, 'benchfleet-campaign-report-');
   const spec = { planName: 'report', machines: ['m1', 'm2'], policies: ['whole' as const], kernels: ['sha256'], arms: ['native', 'taskpool-2-batched'], rounds: 4, repeats: 2 };
   const runIds: string[] = [];
   for (const [i, shift] of [0, 0.03, -0.02].entries()) runIds.push(await writeFinishedRun(dataDir, { ...spec, seed: 60 + i, shift }));

@@ -2,15 +2,14 @@
 // stops before the third run, stops at the first run where the widest cell's across-run
 // interval is within the target, and at --max-runs / --max-hours names the cells that did not
 // converge with compare's recommendation.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareCampaignRuns } from '../../analysis/campaign/campaign-compare.ts';
 import { cellProgress, decideStop, type StopRule } from '../../analysis/campaign/stop-rule.ts';
 import { studentTQuantile } from '../../analysis/statistics/distributions.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const SPEC = { planName: 'stop rule', machines: ['m1'], policies: ['whole'] as const, kernels: ['sha256', 'crc32'], arms: ['native', 'taskpool-2-batched'], rounds: 4, repeats: 2 };
 /** Each run's shift of the log speedup: two 10% apart, then runs that agree. */
@@ -18,7 +17,7 @@ const SHIFTS = [0.05, -0.05, 0.0, 0.004, -0.004, 0.0, 0.002, -0.002];
 const RULE: StopRule = { until: 0.05, runs: 3, maxRuns: 20, maxHours: null, kernels: null };
 
 async function recorded(): Promise<string[]> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-stop-'));
+  const dataDir = await tempDir({ after }, 'benchfleet-stop-');
   const dirs: string[] = [];
   for (const [i, shift] of SHIFTS.entries()) dirs.push(join(dataDir, 'runs', await writeFinishedRun(dataDir, { ...SPEC, policies: [...SPEC.policies], seed: 40 + i, shift })));
   return dirs;
@@ -48,8 +47,8 @@ test('the stop rule holds at the first run where every cell is within the target
   assert.equal(decideStop(cellProgress(await compareCampaignRuns(dirs.slice(0, first.n).map((dir) => ({ dir, completed: ['m1'] }))), 0.05, null), first.n, 0, RULE).reason, 'converged');
 });
 
-test('two runs that agree do not stop the campaign; the t interval of three runs is the oracle\'s', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-stop-'));
+test('two runs that agree do not stop the campaign; the t interval of three runs is the oracle\'s', async (t) => {
+  const dataDir = await tempDir(t, 'benchfleet-stop-');
   const dirs: string[] = [];
   for (const i of [0, 1, 2]) dirs.push(join(dataDir, 'runs', await writeFinishedRun(dataDir, { ...SPEC, kernels: ['sha256'], policies: ['whole'], seed: 7 + i, shift: [0, 0, 0.02][i] ?? 0 })));
   const two = decideStop(cellProgress(await compareCampaignRuns(dirs.slice(0, 2).map((dir) => ({ dir, completed: ['m1'] }))), 0.05, null), 2, 0, RULE);
@@ -82,8 +81,8 @@ test('at --max-runs the campaign stops without converging and names each cell wi
   assert.deepEqual([2, 3].map((n) => decideStop(cellProgress(comparison, null, null), n, 0, { ...RULE, until: null }).reason), [null, 'planned-runs']);
 });
 
-test('a machine that dropped out of a run is left out of that run\'s cells, not averaged in', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-stop-'));
+test('a machine that dropped out of a run is left out of that run\'s cells, not averaged in', async (t) => {
+  const dataDir = await tempDir(t, 'benchfleet-stop-');
   const dirs: string[] = [];
   for (const i of [0, 1, 2]) dirs.push(join(dataDir, 'runs', await writeFinishedRun(dataDir, { ...SPEC, machines: ['m1', 'm2'], kernels: ['sha256'], policies: ['whole'], seed: 90 + i, shift: 0.01 * i })));
   const comparison = await compareCampaignRuns(dirs.map((dir, i) => ({ dir, completed: i === 1 ? ['m1'] : ['m1', 'm2'] })));

@@ -5,20 +5,19 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
-import { mkdtemp, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NO_AGENT } from '../../cli/commands/status.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
+import { tempDirSync } from '../helpers/temp-dir.ts';
 
 // A listener standing in for a coordinator: any connection to it means a command ran.
 let listener: Server;
 let connections = 0;
 let listenerUrl = '';
-let dir = '';
+const dir = tempDirSync({ after }, 'benchfleet-cli-');
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'benchfleet-cli-'));
   listener = createServer((socket) => {
     connections++;
     socket.destroy();

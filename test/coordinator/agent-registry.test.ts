@@ -6,8 +6,7 @@
 // Its saves are coalesced (one write in flight, the latest state next) and compact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import { machineFacts } from '../../agent/machine-facts.ts';
@@ -18,11 +17,12 @@ import { request } from '../../shared/protocol/request.ts';
 import { validateFacts } from '../../shared/protocol/validate.ts';
 import { MAX_FACTS_BYTES } from '../../shared/protocol/limits.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const DAY = 86_400_000;
 
-test('beyond the cap the offline agents heard from longest ago are forgotten, never an online one or one a run needs; stale ones after the days', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'bf-registry-'));
+test('beyond the cap the offline agents heard from longest ago are forgotten, never an online one or one a run needs; stale ones after the days', async (t) => {
+  const dir = await tempDir(t, 'bf-registry-');
   let now = Date.parse('2026-12-01T00:00:00Z');
   const kept = new Set(['a0']);
   const registry = new AgentRegistry(dir, { maxAgents: 3, forgetAfterDays: 30, keep: (n) => kept.has(n), now: () => now });
@@ -95,8 +95,8 @@ test('a handshake\'s facts are bounded: a long fact, a control character, a huge
   }
 });
 
-test('a thousand connects at once are a few compact writes of agents.json holding all thousand, read back whole after a restart', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-registry-'));
+test('a thousand connects at once are a few compact writes of agents.json holding all thousand, read back whole after a restart', async (t) => {
+  const dir = await tempDir(t, 'benchfleet-registry-');
   const registry = new AgentRegistry(dir, { maxAgents: 2000 });
   await registry.load();
   const facts = machineFacts();

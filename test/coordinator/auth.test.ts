@@ -5,8 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import type { IncomingMessage } from 'node:http';
@@ -18,6 +17,7 @@ import { PROTOCOL_HEADER, upgradeHeaders } from '../../shared/protocol/protocol-
 import { getJson } from '../../shared/protocol/http-client.ts';
 import { MAX_MESSAGE_BYTES } from '../../shared/protocol/limits.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const agentToken = randomBytes(16).toString('hex');
 const controlToken = randomBytes(16).toString('hex');
@@ -105,8 +105,8 @@ test('after too many failed logins from one address the next is refused even wit
   for (const token of [agentToken, controlToken, 'w'.repeat(32)]) assert.equal(stderr.includes(token), false, 'a token was logged');
 });
 
-test('a token file readable by others gets a warning and still works', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-token-'));
+test('a token file readable by others gets a warning and still works', async (t) => {
+  const dir = await tempDir(t, 'benchfleet-token-');
   const file = join(dir, 'token');
   await writeFile(file, `${controlToken}\n`);
   await chmod(file, 0o644);

@@ -3,16 +3,16 @@
 // rejection that would stop the whole coordinator (Node 20 ends the process on one).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { captureLog } from '../helpers/log-capture.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
-test('a queued run that recovery cannot send is logged with its reason and the coordinator keeps serving', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'bf-background-'));
+test('a queued run that recovery cannot send is logged with its reason and the coordinator keeps serving', async (t) => {
+  const dataDir = await tempDir(t, 'bf-background-');
   const runId = '20260101-000000-abcdef';
   const dir = join(dataDir, 'runs', runId);
   await mkdir(join(dir, 'ryzen'), { recursive: true });

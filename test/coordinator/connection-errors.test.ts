@@ -5,14 +5,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectControl } from '../../cli/control-client.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { tempDirSync } from '../helpers/temp-dir.ts';
 
-let dir: string;
+const dir = tempDirSync({ after }, 'benchfleet-conn-');
 let tls: TestCoordinator;
 let wrongName: TestCoordinator;
 let plain: TestCoordinator;
@@ -22,7 +22,6 @@ function certificate(name: string, subjectAltName: string): void {
 }
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'benchfleet-conn-'));
   certificate('loopback', 'IP:127.0.0.1');
   certificate('elsewhere.example', 'DNS:elsewhere.example');
   const pem = async (name: string): Promise<{ cert: Buffer; key: Buffer }> => ({ cert: await readFile(join(dir, `${name}.pem`)), key: await readFile(join(dir, `${name}.key`)) });

@@ -5,8 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import type { AgentToCoordinator, ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
@@ -14,6 +13,7 @@ import { request } from '../../shared/protocol/request.ts';
 import { environmentRecord, sampleRecord } from '../helpers/raw-records.ts';
 import { connectRawAgent, startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { nativePlan } from '../helpers/test-plans.ts';
 import { readManifest, verifyManifest } from '../../analysis/raw/manifest.ts';
@@ -122,7 +122,7 @@ test('after a restart, a batch that the full disk refuses is cut back to the fil
 test('a coordinator process whose disk fills during finalization says it retries, and once space is back completes the run exactly once with every file whole', async (t) => {
   if (skipReason || !mountPoint) return t.skip(String(skipReason));
   const token = randomBytes(16).toString('hex');
-  const tokenFile = join(await mkdtemp(join(tmpdir(), 'bf-final-token-')), 'token');
+  const tokenFile = join(await tempDir(t, 'bf-final-token-'), 'token');
   await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
   const dataDir = join(mountPoint, 'final');
   const coordinator = startBenchfleet(['coordinator', '--data', dataDir, '--listen', '127.0.0.1:0', '--dashboard', '127.0.0.1:0', '--token-file', tokenFile]);

@@ -2,8 +2,7 @@
 // summary byte for byte, and the same report.md; its progress counts every raw file once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildReport, renderReport } from '../../analysis/report/report.ts';
 import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
@@ -12,9 +11,10 @@ import { REPORT_FILE, writeDerivedFiles } from '../../coordinator/finalize-run.t
 import { RunStore } from '../../coordinator/run-store.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
-test('summaries and report written by the finalization workers equal the in-process analysis byte for byte, with progress for every raw file', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-finalize-'));
+test('summaries and report written by the finalization workers equal the in-process analysis byte for byte, with progress for every raw file', async (t) => {
+  const dataDir = await tempDir(t, 'benchfleet-finalize-');
   const machines = ['m1', 'm2', 'm3'];
   const policies = ['whole', 'pages'] as const;
   const runId = await writeFinishedRun(dataDir, { planName: 'finalize', machines, policies: [...policies], kernels: ['k1', 'k2'], arms: ['native', 'workers-1-batched', 'taskpool-1-batched'], rounds: 4, seed: 5 });

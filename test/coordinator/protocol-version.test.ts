@@ -7,15 +7,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import { FATAL_AUTH_EXIT_CODE } from '../../shared/errors.ts';
 import { CONTROL_NAMESPACE, PROTOCOL_VERSION } from '../../shared/protocol/events.ts';
 import { PROTOCOL_HEADER } from '../../shared/protocol/protocol-version.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const token = randomBytes(16).toString('hex');
 let t: TestCoordinator;
@@ -95,11 +93,11 @@ async function otherVersionCoordinator(version: number): Promise<{ url: string; 
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, server };
 }
 
-test('the agent and the CLI facing a coordinator of another version say which versions and exit 78 and 1', async () => {
+test('the agent and the CLI facing a coordinator of another version say which versions and exit 78 and 1', async (t) => {
   const { url, server } = await otherVersionCoordinator(PROTOCOL_VERSION + 1);
   try {
     const env = { BENCHFLEET_TOKEN: token };
-    const state = await mkdtemp(join(tmpdir(), 'benchfleet-version-'));
+    const state = await tempDir(t, 'benchfleet-version-');
     const [agent, status] = await Promise.all([
       runCli(['agent', '--coordinator', url, '--name', 'v-now', '--state', state], { env }),
       runCli(['status', '--coordinator', url], { env }),

@@ -6,8 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
 import { RecordSink } from '../../coordinator/record-sink.ts';
@@ -16,6 +15,7 @@ import { parsePlan } from '../../shared/plan-validate.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { startDispatcher } from '../helpers/dispatcher.ts';
 import { environmentLine, loadPlan, sampleLine } from '../helpers/simulated-agent.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const PLAN_TEXT = `${JSON.stringify(loadPlan(96).plan)}\n`;
 const PLAN_SHA256 = createHash('sha256').update(PLAN_TEXT).digest('hex');
@@ -27,8 +27,8 @@ function linesOf(machine: string, count: number): string[] {
   return [environmentLine(machine, 'pages', PLAN_SHA256, plan), ...slots.slice(0, count - 1).map((slot, i) => sampleLine(slot, i + 1, plan.repeats, plan.jobs))];
 }
 
-test('a first batch lands whole in a folder made at run:start, and in one it finds missing (made then)', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-folders-'));
+test('a first batch lands whole in a folder made at run:start, and in one it finds missing (made then)', async (t) => {
+  const dir = await tempDir(t, 'benchfleet-folders-');
   const { dispatch } = await startDispatcher(dir, ['a', 'b']);
   try {
     const { runId, planSha256 } = await dispatch.startRun({ planText: PLAN_TEXT, machines: ['a', 'b'] });
@@ -46,8 +46,8 @@ test('a first batch lands whole in a folder made at run:start, and in one it fin
   }
 });
 
-test('a run created again over its folder (a campaign after a restart) reads the file it finds there: a resend adds no line twice', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-folders-'));
+test('a run created again over its folder (a campaign after a restart) reads the file it finds there: a resend adds no line twice', async (t) => {
+  const dir = await tempDir(t, 'benchfleet-folders-');
   const runId = '20261202-060000-again1';
   const lines = linesOf('a', 10);
   // What a coordinator that stopped while creating the run could have left: the machine's folder
@@ -64,8 +64,8 @@ test('a run created again over its folder (a campaign after a restart) reads the
   }
 });
 
-test('the record sink forgets a run\'s empty folders with the run: a file met again afterwards is read from disk', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-folders-'));
+test('the record sink forgets a run\'s empty folders with the run: a file met again afterwards is read from disk', async (t) => {
+  const dir = await tempDir(t, 'benchfleet-folders-');
   const runDir = join(dir, 'runs', 'r1');
   const folder = join(runDir, 'a');
   await mkdir(folder, { recursive: true });

@@ -114,9 +114,7 @@ test('a resumed segment may redo the round a restart interrupted, not one its se
   assert.deepEqual([finishedRound.code, finishedRound.message], ['RECORD_INVALID', 'line 8: kernel xxhash32, arm native, round 1 was already measured in segment 0, which finished that round; nothing of this batch was written']);
 
   // A restarted coordinator recovers what the file holds from disk and refuses the same.
-  const dataDir = t.dataDir;
-  await t.close();
-  t = await startTestCoordinator({ dataDir, token: t.token });
+  t = await t.restart();
   const agent = await t.agent('resumer');
   const again = await request<AgentToCoordinator, 'records'>(agent, 10_000, 'records', encodeRecordBatch({ runId: r.runId, policy: 'whole', fromSeq: 8, lines: [r.sample(8, redo, 'whole', { segment: 1 })] }));
   assert.deepEqual(again.ok ? null : [again.code, again.message], ['RECORD_INVALID', 'line 8: a second sample of kernel xxhash32, arm native, round 2 in segment 1; nothing of this batch was written']);

@@ -5,8 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tokenChecker } from '../../coordinator/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
@@ -14,6 +13,7 @@ import { confinedPath } from '../../coordinator/request-path.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { captureLog } from '../helpers/log-capture.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 test('confinedPath keeps a relative path inside its folder and refuses one that leaves it', () => {
   assert.equal(confinedPath('/data/runs/r1', 'ryzen/pages.jsonl'), '/data/runs/r1/ryzen/pages.jsonl');
@@ -54,8 +54,8 @@ test('a malformed percent-escape in a path is a 400 without an error log line, o
   }
 });
 
-test('a manifest that lists a path outside the run folder does not get it served by the dashboard or the coordinator', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'bf-traversal-'));
+test('a manifest that lists a path outside the run folder does not get it served by the dashboard or the coordinator', async (t) => {
+  const dataDir = await tempDir(t, 'bf-traversal-');
   const runId = await writeFinishedRun(dataDir, { planName: 'traversal', machines: ['ryzen'], policies: ['pages'], kernels: ['crc32'], arms: ['native', 'taskpool-8-batched'], seed: 1 });
   const secret = Buffer.from('{"secret": "outside the run folder"}\n');
   await writeFile(join(dataDir, 'secret.json'), secret);

@@ -3,8 +3,7 @@
 // the file's, and the summary counts the same lines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
@@ -12,9 +11,10 @@ import { parsePlan } from '../../shared/plan-validate.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import { startDispatcher } from '../helpers/dispatcher.ts';
 import { environmentLine, loadPlan, sampleLine } from '../helpers/simulated-agent.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
-test('a batch taken just before a cancel is counted in run.json: its line count equals the lines of the file', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-cancel-'));
+test('a batch taken just before a cancel is counted in run.json: its line count equals the lines of the file', async (t) => {
+  const dir = await tempDir(t, 'benchfleet-cancel-');
   const { dispatch, lifecycle } = await startDispatcher(dir, ['a']);
   try {
     const planText = `${JSON.stringify(loadPlan(96).plan)}\n`;

@@ -3,8 +3,7 @@
 // of the coordinator's sockets (which the fleet tests cover with real agents).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { machineFacts } from '../../agent/machine-facts.ts';
 import { AgentRegistry } from '../../coordinator/agent-registry.ts';
@@ -13,6 +12,7 @@ import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import { waitUntil } from '../helpers/condition-wait.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const PLAN = JSON.stringify({ name: 'dispatch test', kernels: ['xxhash32'], arms: ['native', 'taskpool-1-batched'], policies: ['whole'], rounds: 2, repeats: 1, jobs: 2, seed: 1, schedule: 'sequential' });
 
@@ -53,8 +53,8 @@ export async function dispatchOver(dataDir: string, machines: readonly string[])
   return { dispatch, lifecycle, agents, announced, store };
 }
 
-test('the dispatcher works on the lifecycle it is given: a started run is sent to its machine and that lifecycle holds it running', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'benchfleet-dispatch-'));
+test('the dispatcher works on the lifecycle it is given: a started run is sent to its machine and that lifecycle holds it running', async (t) => {
+  const dataDir = await tempDir(t, 'benchfleet-dispatch-');
   const { dispatch, lifecycle, agents } = await dispatchOver(dataDir, ['a']);
   const { runId } = await dispatch.startRun({ planText: PLAN, machines: ['a'] });
   // run:start answers once the machine is assigned; the plan goes out after.

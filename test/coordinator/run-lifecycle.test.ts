@@ -2,22 +2,22 @@
 // refused, state saved before it is announced, copies instead of live objects, reload from
 // disk (today's schema and the version-0 run.json of earlier coordinators), and the machines'
 // queues (first come, first served, exactly as saved).
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
 import { MACHINE_STATES, type MachineState } from '../../coordinator/run-schema.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 let ids = 0;
 const newId = (): string => `20261201-000000-t${String(++ids).padStart(5, '0')}`;
 
 async function fresh(): Promise<{ store: RunStore; life: RunLifecycle; announced: RunSummary[]; onDisk: string[] }> {
-  const store = new RunStore(await mkdtemp(join(tmpdir(), 'benchfleet-life-')));
+  const store = new RunStore(await tempDir({ after }, 'benchfleet-life-'));
   const announced: RunSummary[] = [];
   const onDisk: string[] = [];
   const life = new RunLifecycle(store, (run) => {
@@ -67,9 +67,9 @@ test('a completed machine counts the samples the analysis uses, not its lines (a
   assert.deepEqual(after.machines['a'], { state: 'completed', done: 12, total: 12, lines: { whole: 17 }, message: null });
 });
 
-test('a machine that has not taken its plan is listed as awaiting it, from when it was assigned, until it starts', async () => {
+test('a machine that has not taken its plan is listed as awaiting it, from when it was assigned, until it starts', async (t) => {
   let clock = Date.parse('2026-12-01T10:00:00.000Z');
-  const store = new RunStore(await mkdtemp(join(tmpdir(), 'benchfleet-life-')));
+  const store = new RunStore(await tempDir(t, 'benchfleet-life-'));
   const life = new RunLifecycle(store, () => undefined, () => new Date(clock));
   const [run] = await life.createSeries('{}', 'f'.repeat(64), ['a', 'b'], 1, newId);
   const runId = (run as RunSummary).runId;
@@ -311,8 +311,8 @@ class WatchedStore extends RunStore {
   }
 }
 
-test('progress is not run state: a thousand progress events write no run.json, every copy shows the latest at once, and followers get one coalesced announcement', async () => {
-  const store = new WatchedStore(await mkdtemp(join(tmpdir(), 'benchfleet-life-')));
+test('progress is not run state: a thousand progress events write no run.json, every copy shows the latest at once, and followers get one coalesced announcement', async (t) => {
+  const store = new WatchedStore(await tempDir(t, 'benchfleet-life-'));
   let announced: RunSummary[] = [];
   let onAnnounce = (): void => undefined;
   const life = new RunLifecycle(store, (run) => {
@@ -336,8 +336,8 @@ test('progress is not run state: a thousand progress events write no run.json, e
   await life.close();
 });
 
-test('a line count written while a save of the run is in flight is kept, in copies and in the next save (it used to be lost with the older copy)', async () => {
-  const store = new WatchedStore(await mkdtemp(join(tmpdir(), 'benchfleet-life-')));
+test('a line count written while a save of the run is in flight is kept, in copies and in the next save (it used to be lost with the older copy)', async (t) => {
+  const store = new WatchedStore(await tempDir(t, 'benchfleet-life-'));
   const life = new RunLifecycle(store, () => undefined);
   const runId = await running(life, ['a', 'b']);
   let release = (): void => undefined;

@@ -5,8 +5,7 @@
 // once per set of runs (the same answer whatever the order they are named in).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tokenChecker } from '../../coordinator/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
@@ -15,11 +14,12 @@ import { Dashboard } from '../../coordinator/dashboard/dashboard-server.ts';
 import { SESSION_COOKIE } from '../../coordinator/dashboard/sessions.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const SMALL = { machines: ['ryzen'], policies: ['pages' as const], kernels: ['sha256', 'crc32'], arms: ['native', 'taskpool-8-batched'], rounds: 3 };
 
-test('one-time links, sessions, downloads and comparisons follow the dashboard\'s rules', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'bf-dashboard-http-'));
+test('one-time links, sessions, downloads and comparisons follow the dashboard\'s rules', async (t) => {
+  const dataDir = await tempDir(t, 'bf-dashboard-http-');
   const a = await writeFinishedRun(dataDir, { ...SMALL, planName: 'plan one', seed: 1 });
   const b = await writeFinishedRun(dataDir, { ...SMALL, planName: 'plan one', seed: 2, shift: 0.05 });
   const other = await writeFinishedRun(dataDir, { ...SMALL, planName: 'plan two', seed: 3 });
@@ -79,9 +79,9 @@ test('one-time links, sessions, downloads and comparisons follow the dashboard\'
   }
 });
 
-test('a dashboard whose bundle was never built refuses to start and names npm run build:web; it does not build one', async () => {
+test('a dashboard whose bundle was never built refuses to start and names npm run build:web; it does not build one', async (t) => {
   const fleet = await startTestCoordinator();
-  const webDist = await mkdtemp(join(tmpdir(), 'bf-no-bundle-'));
+  const webDist = await tempDir(t, 'bf-no-bundle-');
   try {
     const dashboard = new Dashboard(coordinatorSource(fleet.coordinator), { host: '127.0.0.1', port: 0, checkToken: tokenChecker(fleet.token), webDist });
     await assert.rejects(dashboard.start(), {

@@ -2,11 +2,10 @@
 // as an orphan holding the machine's timing lock: killed at each point of the harness's
 // start-up, and once it measures, the harness is gone within a bounded wait, the lock is free,
 // and it took no sample for nobody. The next harness on the machine then runs at once.
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acquireTimingLock, readLockHolder } from '../../agent/harness/timing-lock.ts';
@@ -14,6 +13,7 @@ import { isHarnessEvent, type HarnessEvent } from '../../shared/harness-contract
 import { childExecArgv } from '../../shared/ts-runtime.ts';
 import { completeLines } from '../helpers/file-waits.ts';
 import { BIN, waitForProcessGone } from '../helpers/processes.ts';
+import { tempDirSync } from '../helpers/temp-dir.ts';
 
 const PARENT = fileURLToPath(new URL('../fixtures/harness-parent.ts', import.meta.url));
 const PLAN = { kernels: ['xxhash32', 'crc32'], arms: ['native'], policies: ['whole'], rounds: 3, repeats: 1, jobs: 2, seed: 5, schedule: 'sequential' };
@@ -21,7 +21,7 @@ const PLANNED_LINES = 1 + PLAN.kernels.length * PLAN.rounds;
 /** Far longer than a healthy harness needs to notice its parent is gone, even on a loaded machine. */
 const GONE_WITHIN_MS = 30_000;
 
-const dir = mkdtempSync(join(tmpdir(), 'bf-orphan-'));
+const dir = tempDirSync({ after }, 'bf-orphan-');
 const planPath = join(dir, 'plan.json');
 writeFileSync(planPath, JSON.stringify(PLAN));
 

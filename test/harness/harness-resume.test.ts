@@ -4,13 +4,13 @@
 // the files, and the summaries have the shape of an uninterrupted run's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readRawFile } from '../../analysis/raw/raw-reader.ts';
 import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
 import { startBenchfleet } from '../helpers/processes.ts';
 import { completeLines, waitForLines } from '../helpers/file-waits.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const PLAN = { kernels: ['xxhash32', 'sha256', 'crc32'], arms: ['native', 'taskpool-1-batched', 'taskpool-2-batched', 'workers-1-batched'], policies: ['whole', 'pages'], rounds: 2, repeats: 1, jobs: 16, seed: 5, schedule: 'interleaved' };
 const PER_POLICY = PLAN.kernels.length * PLAN.arms.length * PLAN.rounds;
@@ -20,8 +20,8 @@ async function lines(path: string): Promise<number> {
   return readFile(path, 'utf8').then((t) => completeLines(t).length, () => 0);
 }
 
-test('a harness SIGKILLed mid-round and resumed has every planned sample once in the analysis and keeps the superseded lines', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'bf-resume-'));
+test('a harness SIGKILLed mid-round and resumed has every planned sample once in the analysis and keeps the superseded lines', async (t) => {
+  const dir = await tempDir(t, 'bf-resume-');
   const planFile = join(dir, 'plan.json');
   await writeFile(planFile, JSON.stringify(PLAN));
   const out = join(dir, 'out');

@@ -3,12 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { waitForLoad } from '../../agent/harness/load-wait.ts';
 import { BIN } from '../helpers/processes.ts';
 import { readJsonLines } from '../fleet/fleet-helpers.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 test('waitForLoad returns at the first reading below the limit and says how long it waited', async () => {
   const readings = [3.2, 2.5, 0.4, 0.1];
@@ -28,8 +28,8 @@ test('waitForLoad gives up after the stated limit and reports that it timed out'
   assert.ok(wait.waitedMs >= 300, `waited ${wait.waitedMs} ms`);
 });
 
-test('benchfleet harness --max-load records the wait in every environment row', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'bf-load-'));
+test('benchfleet harness --max-load records the wait in every environment row', async (t) => {
+  const dir = await tempDir(t, 'bf-load-');
   const plan = join(dir, 'plan.json');
   await writeFile(plan, JSON.stringify({ kernels: ['xxhash32'], arms: ['native'], policies: ['whole', 'pages'], rounds: 1, repeats: 1, jobs: 2, seed: 1, schedule: 'sequential' }));
   const out = join(dir, 'out');

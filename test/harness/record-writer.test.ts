@@ -11,17 +11,21 @@ import { RecordWriter } from '../../agent/harness/record-writer.ts';
 import { isBenchfleetError } from '../../shared/errors.ts';
 import { sampleRecord } from '../helpers/raw-records.ts';
 import { mountTmpfsAt, unmountTmpfs } from '../helpers/tmpfs.ts';
+import { tempDirSync } from '../helpers/temp-dir.ts';
 
 let mountPoint: string | null = null;
+let tmpfsDir: string | null = null;
 let skip: string | false = false;
 before(() => {
   const dir = mkdtempSync(join(tmpdir(), 'bf-writer-tmpfs-'));
+  tmpfsDir = dir;
   const problem = mountTmpfsAt(dir, '64k');
   if (problem) skip = problem;
   else mountPoint = dir;
 });
 after(() => {
   if (mountPoint) unmountTmpfs(mountPoint);
+  if (tmpfsDir) rmSync(tmpfsDir, { recursive: true, force: true });
 });
 
 /** Samples of growing size, so that lines straddle the tmpfs's page boundaries. */
@@ -29,8 +33,8 @@ function sample(seq: number): ReturnType<typeof sampleRecord> {
   return sampleRecord({ seq, kernel: 'xxhash32', arm: 'native', round: seq, walls: Array.from({ length: 20 + (seq % 17) * 7 }, (_, i) => 1_000_000 + seq * 31 + i) });
 }
 
-test('a write that writes only part of a line is continued: the file holds every line whole, exactly as returned', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bf-writer-'));
+test('a write that writes only part of a line is continued: the file holds every line whole, exactly as returned', (t) => {
+  const dir = tempDirSync(t, 'bf-writer-');
   try {
     let calls = 0;
     // At most 7 bytes per call, the way a filling disk or a signal can cut a write short.

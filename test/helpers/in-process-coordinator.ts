@@ -1,8 +1,10 @@
 // A real coordinator inside the test process (socket.io on 127.0.0.1, port 0, a temporary data
 // folder) and protocol-level clients for it, for tests that send what no well-behaved agent
 // would: malformed ids, events without acknowledgements, batches aimed at the wrong state.
+// close() removes the data folder when the helper made it (no dataDir given); restart() keeps it
+// for the next coordinator, which then owns it. A dataDir the test passed in stays the test's.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
@@ -23,17 +25,37 @@ export interface TestCoordinator {
   control(token?: string): Promise<ControlSocket>;
   /** A protocol-level agent that accepts every assignment. */
   agent(name: string, options?: { token?: string; url?: string }): Promise<RawAgent>;
+  /** Closes the sockets and the coordinator, then removes the data folder if this helper made it. */
   close(): Promise<void>;
+  /** Closes like close() but keeps the data folder, and starts a new coordinator on it (same token and options), which now owns it. */
+  restart(options?: Partial<CoordinatorOptions>): Promise<TestCoordinator>;
 }
 
 export async function startTestCoordinator(options: Partial<CoordinatorOptions> = {}): Promise<TestCoordinator> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'benchfleet-coord-')));
-  const token = options.token ?? randomBytes(16).toString('hex');
+  return started({ ...options, dataDir, token: options.token ?? randomBytes(16).toString('hex') }, options.dataDir === undefined);
+}
+
+async function started(options: Partial<CoordinatorOptions> & { dataDir: string; token: string }, ownsDataDir: boolean): Promise<TestCoordinator> {
+  const { dataDir, token } = options;
   const agentToken = options.agentToken ?? token;
   const controlToken = options.controlToken ?? token;
-  const coordinator = new Coordinator({ host: '127.0.0.1', port: 0, token, ...options, dataDir });
-  const url = await coordinator.start();
+  const removeOwned = async (): Promise<void> => {
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  const coordinator = new Coordinator({ host: '127.0.0.1', port: 0, ...options });
+  let url: string;
+  try {
+    url = await coordinator.start();
+  } catch (error) {
+    await removeOwned();
+    throw error;
+  }
   const sockets: Socket[] = [];
+  const stop = async (): Promise<void> => {
+    for (const s of sockets) s.close();
+    await coordinator.close();
+  };
   return {
     coordinator,
     url,
@@ -50,8 +72,15 @@ export async function startTestCoordinator(options: Partial<CoordinatorOptions> 
       return socket;
     },
     async close() {
-      for (const s of sockets) s.close();
-      await coordinator.close();
+      try {
+        await stop();
+      } finally {
+        await removeOwned();
+      }
+    },
+    async restart(changes = {}) {
+      await stop();
+      return started({ ...options, ...changes, dataDir, token }, ownsDataDir);
     },
   };
 }

@@ -3,6 +3,7 @@
 // gets the reason to skip with.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, open, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,12 +24,22 @@ export function unmountTmpfs(dir: string): void {
   execFileSync('umount', ['-l', dir]);
 }
 
-/** Mount a tmpfs of `size` on a new folder. */
+/** Mount a tmpfs of `size` on a new folder; unmount() also removes the folder, as does a mount that fails. */
 export async function mountTmpfs(size: string): Promise<Tmpfs> {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-tmpfs-'));
   const problem = mountTmpfsAt(dir, size);
-  if (problem) return { ok: false, reason: problem };
-  return { ok: true, dir, unmount: () => unmountTmpfs(dir) };
+  if (problem) {
+    rmSync(dir, { recursive: true, force: true });
+    return { ok: false, reason: problem };
+  }
+  return {
+    ok: true,
+    dir,
+    unmount: () => {
+      unmountTmpfs(dir);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Fill the file system at `dir` completely, then free `free` bytes (rounded to pages by tmpfs); returns the filler's path. */

@@ -6,13 +6,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../../shared/atomic-file.ts';
 import { typeScriptExecArgv } from '../../shared/ts-runtime.ts';
 import { fillLeaving, mountTmpfs, type Tmpfs } from '../helpers/tmpfs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 let fs: Tmpfs;
 before(async () => {
@@ -41,7 +41,7 @@ test('an atomic write that fails on a full disk keeps the old file and leaves no
 });
 
 test('an atomic write syncs the file before the rename and the folder after it (seen by strace)', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'bf-atomic-sync-'));
+  const dir = await tempDir(t, 'bf-atomic-sync-');
   const trace = join(dir, 'trace');
   const target = join(dir, 'run.json');
   const module = fileURLToPath(new URL('../../shared/atomic-file.ts', import.meta.url));

@@ -2,18 +2,18 @@
 // line cut away on request, a missing file absent, and any other failure thrown, never taken
 // for an empty file (the coordinator used to count an unreadable file as 0 lines, the agent's
 // spool to send nothing from it).
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cutTornLine, cutTornLineSync, readJsonlFile, readJsonlFileSync, splitJsonl } from '../../shared/jsonl-file.ts';
 import { childExecArgv } from '../../shared/ts-runtime.ts';
 import { recoverLineCount } from '../../coordinator/record-sink.ts';
 import { RunSpool } from '../../agent/run-spool.ts';
+import { tempDirSync } from '../helpers/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'bf-jsonl-'));
+const dir = tempDirSync({ after }, 'bf-jsonl-');
 const MODULE = new URL('../../shared/jsonl-file.ts', import.meta.url).href;
 
 test('a torn last line is not a line, and cutting it leaves exactly the complete lines, byte for byte', async () => {

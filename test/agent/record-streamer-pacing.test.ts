@@ -1,9 +1,11 @@
 // The agent's record streamer paces its flushes: at a harness's quiet window it sends a run's
-// lines only when its last flush began RECORD_SEND_MS (here a 2 s window, so the test does not
-// hang on the machine's speed) ago or more; lines written while a batch waits for its answer go
-// with a later flush, not right behind the answer; the run's end flushes at once. Against a real
-// coordinator, which must end up holding the spool's bytes exactly.
-import { test } from 'node:test';
+// lines only when its last flush began RECORD_SEND_MS (here a 2 s window) ago or more; lines
+// written while a batch waits for its answer go with a later flush, not right behind the answer;
+// the run's end flushes at once. Against a real coordinator, which must end up holding the
+// spool's bytes exactly. The window is measured on a performance.now() the test moves by hand,
+// and every wait is for an event (a batch or a probe reaching the coordinator), so a loaded
+// machine changes nothing the test sees.
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,9 +25,14 @@ import { environmentLine, sampleLine } from '../helpers/simulated-agent.ts';
 const WINDOW_MS = 2000;
 const PLAN = { name: 'paced flushes', kernels: ['xxhash32'], arms: ['native', 'workers-1-batched'], policies: ['pages' as const], rounds: 3, repeats: 1, jobs: 2, seed: 11, schedule: 'sequential' as const };
 
+/** The heartbeat the test sends behind the streamer's batches; the coordinator drops it. */
+const PROBE = { probe: true };
+
 /**
  * A real coordinator that shows every `records` payload to `onBatch` (which lets it go on with
  * `next`), an agent `name` in a run of PLAN, and the agent's spool for it; close() ends it all.
+ * probe() sends a message on the agent's socket and resolves once the coordinator has it: every
+ * batch the agent sent before it has then been shown to `onBatch` (one socket keeps its order).
  */
 async function startPacedRun(name: string, onBatch: (payload: unknown, next: () => void) => void) {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-paced-'));
@@ -36,10 +43,19 @@ async function startPacedRun(name: string, onBatch: (payload: unknown, next: () 
   };
   try {
     const server = (tc.coordinator as unknown as { io: Server }).io;
+    let probed: (() => void) | null = null;
     server.of(AGENT_NAMESPACE).on('connection', (socket) => {
-      socket.use(([event, payload], next) => (event === 'records' ? onBatch(payload, next) : next()));
+      socket.use(([event, payload], next) => {
+        if (event === 'agent:heartbeat' && JSON.stringify(payload) === JSON.stringify(PROBE)) return probed?.();
+        return event === 'records' ? onBatch(payload, next) : next();
+      });
     });
     const agent = await tc.agent(name);
+    const probe = (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        probed = resolve;
+        (agent as unknown as { emit(event: string, payload: unknown): void }).emit('agent:heartbeat', PROBE);
+      });
     const control = await tc.control();
     const { runId, planSha256 } = await startRun(control, PLAN, [name]);
     const spool = new RunSpool(join(dir, 'agent'));
@@ -47,21 +63,30 @@ async function startPacedRun(name: string, onBatch: (payload: unknown, next: () 
     const slots: SampleSlot[] = scheduleSamples({ kernels: PLAN.kernels, arms: PLAN.arms, policies: PLAN.policies, rounds: PLAN.rounds, seed: PLAN.seed, schedule: PLAN.schedule });
     /** The harness's line `seq` of the run's pages file. */
     const line = (seq: number): string => (seq === 0 ? environmentLine(name, 'pages', planSha256, PLAN) : sampleLine(slots[seq - 1] as SampleSlot, seq, PLAN.repeats, PLAN.jobs));
-    return { tc, agent, control, runId, spool, slots, line, close };
+    return { tc, agent, control, runId, spool, slots, line, probe, close };
   } catch (error) {
     await close();
     throw error;
   }
 }
 
-test('record lines go out at most once per window at quiet windows, lines written during a flush wait for the next one, and the end flushes at once', async () => {
-  // Every batch as the coordinator receives it; the first one's answer is held back 300 ms.
+test('record lines go out at most once per window at quiet windows, lines written during a flush wait for the next one, and the end flushes at once', async (t: TestContext) => {
+  let clock = 0;
+  t.mock.method(performance, 'now', () => clock);
+  // Every batch as the coordinator receives it; the first one's answer is held back until the test lets it go.
   const received: { fromSeq: number; lines: number }[] = [];
-  const { tc, agent, runId, spool, line, close } = await startPacedRun('paced', (payload, next) => {
+  let answerFirst: () => void = () => undefined;
+  let arrived: () => void = () => undefined;
+  const firstArrived = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const { tc, agent, runId, spool, line, probe, close } = await startPacedRun('paced', (payload, next) => {
     const batch = decodeRecordBatch(payload);
     received.push({ fromSeq: batch.fromSeq, lines: batch.lines.length });
-    if (received.length === 1) setTimeout(next, 300);
-    else next();
+    if (received.length === 1) {
+      answerFirst = next;
+      arrived();
+    } else next();
   });
   try {
     const streamer = new RecordStreamer(agent, spool, runId, ['pages'], WINDOW_MS);
@@ -75,21 +100,25 @@ test('record lines go out at most once per window at quiet windows, lines writte
 
     await write();
     await write();
-    const startedAt = performance.now();
     const first = streamer.flushIfDue();
+    await firstArrived;
     // While the first batch waits for its answer: a sample, and a quiet window that is not due.
-    await new Promise((r) => setTimeout(r, 50));
+    clock = 50;
     await write();
     await streamer.flushIfDue();
+    answerFirst();
     await first;
-    await new Promise((r) => setTimeout(r, 200));
+    await probe();
     assert.deepEqual(received, [{ fromSeq: 0, lines: 2 }], 'the line written during the flush did not follow the answer');
+    clock = 300;
     await write();
     await streamer.flushIfDue();
-    assert.equal(received.length, 1, 'a quiet window within the window sends nothing');
-    assert.ok(performance.now() - startedAt < WINDOW_MS, 'the test itself ran within the window (a stalled machine would make this check meaningless)');
+    clock = WINDOW_MS - 1;
+    await streamer.flushIfDue();
+    await probe();
+    assert.equal(received.length, 1, 'a quiet window within the window sends nothing, up to its last millisecond');
 
-    await new Promise((r) => setTimeout(r, WINDOW_MS + 50 - (performance.now() - startedAt)));
+    clock = WINDOW_MS;
     await write();
     await streamer.flushIfDue();
     assert.deepEqual(received, [{ fromSeq: 0, lines: 2 }, { fromSeq: 2, lines: 3 }], 'the due window sent every line held back, in one batch');

@@ -1,6 +1,9 @@
 // The dashboard's live pushes cost nothing while no page is open: a running run changes a few
 // times a second, and each view of it is a copy of its machines (a thousand at fleet scale).
 // Once a page is open, it gets each change. Against a real coordinator and a real agent socket.
+// The test waits for events, never a fixed time: for the coordinator to announce a change, and
+// then for a timer of its own, set after the dashboard heard the change, to fire after the
+// dashboard's push timer (Node fires timers in the order they fall due, the earlier-set first).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { io } from 'socket.io-client';
@@ -13,32 +16,55 @@ import { startRun } from '../fleet/fleet-helpers.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 
 const PLAN = { name: 'pushed', kernels: ['xxhash32'], arms: ['native'], policies: ['whole' as const], rounds: 50, repeats: 1, jobs: 1, seed: 3, schedule: 'sequential' as const };
-const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** At least the dashboard's push interval (250 ms, PUSH_INTERVAL_MS in dashboard-server.ts). */
+const PUSH_WAIT_MS = 300;
 
 test('with no dashboard page open a running run\'s changes build no views; an open page gets each change', async () => {
   const fleet = await startTestCoordinator();
   const source = coordinatorSource(fleet.coordinator);
   const copies = { run: 0, runs: 0, agents: 0 };
+  // runState is what the dashboard reads as it hears a run's change (cheap: no copy of machines).
+  let heard = 0;
   const counted: DashboardSource = {
     ...source,
     run: (runId) => (copies.run++, source.run(runId)),
     runs: () => (copies.runs++, source.runs()),
     agents: () => (copies.agents++, source.agents()),
+    runState: (runId) => (heard++, source.runState(runId)),
   };
   const dashboard = new Dashboard(counted, { host: '127.0.0.1', port: 0, checkToken: tokenChecker(fleet.token) });
   await dashboard.start();
+  type Machine = { state: string; done: number } | undefined;
+  /**
+   * Resolves once the coordinator has announced a change of the run after which its machine
+   * passes `test` (the dashboard, listening since before, has heard it too; it may already
+   * have), and then the push the dashboard set for it has had its time.
+   */
+  const announcedAndPushed = (runId: string, test: (machine: Machine) => boolean): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const passes = (): boolean => test(fleet.coordinator.run(runId)?.machines['pushed']);
+      if (passes()) return void setTimeout(resolve, PUSH_WAIT_MS);
+      const onRun = (changed: string): void => {
+        if (changed !== runId || !passes()) return;
+        fleet.coordinator.events.off('run', onRun);
+        setTimeout(resolve, PUSH_WAIT_MS);
+      };
+      fleet.coordinator.events.on('run', onRun);
+    });
   try {
     const agent = await fleet.agent('pushed');
     const control = await fleet.control();
     const { runId } = await startRun(control, PLAN, ['pushed']);
-    await wait(400);
+    await announcedAndPushed(runId, (m) => m?.state === 'running');
     const before = { ...copies };
-    // Ten progress reports over a second: the run changes (and is announced) several times.
-    for (let done = 1; done <= 10; done++) {
-      agent.emit('run:progress', { runId, done, total: 50 });
-      await wait(100);
+    const heardBefore = heard;
+    // Ten progress reports in three bursts, each announced: the run changes (and is announced) several times.
+    for (const burst of [[1, 2, 3], [4, 5, 6], [7, 8, 9, 10]]) {
+      const announced = announcedAndPushed(runId, (m) => m?.done === burst.at(-1));
+      for (const done of burst) agent.emit('run:progress', { runId, done, total: 50 });
+      await announced;
     }
-    await wait(400);
+    assert.ok(heard >= heardBefore + 3, `the dashboard heard ${heard - heardBefore} changes of the run, not each of the three announcements`);
     assert.deepEqual(copies, before, 'no view was built for nobody');
 
     const link = await fetch(dashboard.oneTimeLoginUrl(), { redirect: 'manual' });

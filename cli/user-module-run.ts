@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { callKernel, instantiateKernel, writeInput } from '../kernels/instance.ts';
 import type { KernelOutcome } from '../kernels/spec.ts';
 import { prepareUserModule } from '../kernels/user-module/prepare.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
@@ -14,6 +13,7 @@ import type { ModuleOutput, UserModule } from '../shared/plan-modules.ts';
 import { callTimes, describeResult, type KernelRunResult } from './kernel-result.ts';
 import { printJson, printLine } from './output.ts';
 import { readInputFile } from './read-input.ts';
+import { timedCall } from './timed-call.ts';
 
 export interface UserModuleRunArgs {
   file: string;
@@ -33,19 +33,11 @@ function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-function timedCall(module: WebAssembly.Module, input: Uint8Array, file: string, inputFile: string): { outcome: KernelOutcome; ns: number } {
-  const kernel = instantiateKernel(module);
-  if (input.length > kernel.layout.inputCap) {
-    throw new BenchfleetError('INPUT_TOO_LARGE', `${inputFile} is ${input.length} bytes; ${file}'s input region holds ${kernel.layout.inputCap}`);
-  }
-  writeInput(kernel, input);
-  try {
-    const start = process.hrtime.bigint();
-    const outcome = callKernel(kernel, input.length);
-    return { outcome, ns: Number(process.hrtime.bigint() - start) };
-  } catch (error) {
-    throw new BenchfleetError('KERNEL_REJECTED_INPUT', `${file} trapped on ${inputFile}: ${errorMessage(error)}`);
-  }
+function timedModuleCall(module: WebAssembly.Module, input: Uint8Array, file: string, inputFile: string): { outcome: KernelOutcome; ns: number } {
+  return timedCall(module, input, {
+    tooLarge: (cap) => `${inputFile} is ${input.length} bytes; ${file}'s input region holds ${cap}`,
+    trapped: (error) => `${file} trapped on ${inputFile}: ${errorMessage(error)}`,
+  });
 }
 
 export async function runUserModule(args: UserModuleRunArgs): Promise<void> {
@@ -74,9 +66,9 @@ export async function runUserModule(args: UserModuleRunArgs): Promise<void> {
     ...(args.memoryPages !== undefined ? { memoryPages: args.memoryPages } : {}),
   };
   const module = new WebAssembly.Module(prepareUserModule(spec, bytes).plain);
-  const first = timedCall(module, input, args.file, args.input);
+  const first = timedModuleCall(module, input, args.file, args.input);
   const times = [first.ns];
-  for (let i = 1; i < args.calls; i++) times.push(timedCall(module, input, args.file, args.input).ns);
+  for (let i = 1; i < args.calls; i++) times.push(timedModuleCall(module, input, args.file, args.input).ns);
   const outcome = first.outcome;
   if (args.out) await writeFile(args.out, outcome.output);
   const result: KernelRunResult & { moduleSha256: string } = {

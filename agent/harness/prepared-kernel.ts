@@ -88,13 +88,6 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
     const twin = instantiateKernel(trackedModule, arena);
     checkers.forEach((checker, k) => referenceRun(twin, k, checker, "the tracked twin's reference run", 'its tracked samples'));
   }
-  const sharedInputs = inputs.map((input) => {
-    const shared = new Uint8Array(new SharedArrayBuffer(input.length));
-    shared.set(input);
-    return shared;
-  });
-  const digest = createHash('sha256');
-  for (const input of inputs) digest.update(input);
   return {
     name,
     module,
@@ -104,11 +97,22 @@ export function prepareKernel(name: string, plan: Plan, arena?: WebAssembly.Memo
     trackedModule,
     trackedSha256: tracked ? moduleFile(name, 'tracked').sha256 : null,
     inputs,
-    sharedInputs,
-    inputSha256: digest.digest('hex'),
+    ...sharedInputsOf(inputs),
     checkers,
     outputSlotBytes: Math.max(8, Math.ceil(outputBytes / 8) * 8),
   };
+}
+
+/** The inputs in SharedArrayBuffers (what the Piscina arm's tasks carry), and the SHA256 of all of them in job order. */
+export function sharedInputsOf(inputs: readonly Uint8Array[]): { sharedInputs: Uint8Array[]; inputSha256: string } {
+  const digest = createHash('sha256');
+  const sharedInputs = inputs.map((input) => {
+    digest.update(input);
+    const shared = new Uint8Array(new SharedArrayBuffer(input.length));
+    shared.set(input);
+    return shared;
+  });
+  return { sharedInputs, inputSha256: digest.digest('hex') };
 }
 
 /** The checker of job `job`'s outcome (job k ran input k modulo the inputs). */

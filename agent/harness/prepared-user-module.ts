@@ -18,7 +18,7 @@ import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import type { Plan } from '../../shared/plan.ts';
 import { decodeBase64, moduleBytes, moduleInputNames, type UserModule } from '../../shared/plan-modules.ts';
-import type { PreparedKernel } from './prepared-kernel.ts';
+import { sharedInputsOf, type PreparedKernel } from './prepared-kernel.ts';
 import { OutcomeChecker } from './sample-checks.ts';
 
 const log = createLogger('harness:module');
@@ -137,13 +137,6 @@ export function prepareUserKernel(spec: UserModule, plan: Plan, workDir: string,
   const fileSha256 = sha256Hex(prepared.plain);
   const modulePath = join(workDir, `${fileSha256}.wasm`);
   writeFileSync(modulePath, prepared.plain);
-  const sharedInputs = inputs.map((input) => {
-    const shared = new Uint8Array(new SharedArrayBuffer(input.length));
-    shared.set(input);
-    return shared;
-  });
-  const inputDigest = createHash('sha256');
-  for (const input of inputs) inputDigest.update(input);
   return {
     kernel: {
       name: spec.name,
@@ -154,8 +147,7 @@ export function prepareUserKernel(spec: UserModule, plan: Plan, workDir: string,
       trackedModule,
       trackedSha256: tracked ? sha256Hex(prepared.tracked) : null,
       inputs,
-      sharedInputs,
-      inputSha256: inputDigest.digest('hex'),
+      ...sharedInputsOf(inputs),
       checkers,
       outputSlotBytes: Math.max(8, Math.ceil(Math.max(outputBytes, freshBytes) / 8) * 8),
     },

@@ -2,12 +2,12 @@
 // what it computed in its own terms (cli/kernel-result.ts) and its time per call.
 import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { callKernel, instantiateKernel, writeInput } from '../../kernels/instance.ts';
 import type { KernelOutcome, KernelSpec } from '../../kernels/spec.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { readInputFile } from '../read-input.ts';
 import { printJson, printLine } from '../output.ts';
 import { callTimes, describeResult, isRejection, type KernelRunResult } from '../kernel-result.ts';
+import { timedCall } from '../timed-call.ts';
 
 interface RunArgs {
   name: string;
@@ -24,22 +24,11 @@ interface RunArgs {
 }
 
 /** One call in a fresh context; only `run` itself is timed. */
-function timedCall(module: WebAssembly.Module, input: Uint8Array, spec: KernelSpec, file: string): { outcome: KernelOutcome; ns: number } {
-  const kernel = instantiateKernel(module);
-  if (input.length > kernel.layout.inputCap) {
-    throw new BenchfleetError('INPUT_TOO_LARGE', `${file} is ${input.length} bytes; ${spec.name} takes at most ${kernel.layout.inputCap} bytes of input`);
-  }
-  writeInput(kernel, input);
-  try {
-    const start = process.hrtime.bigint();
-    const outcome = callKernel(kernel, input.length);
-    return { outcome, ns: Number(process.hrtime.bigint() - start) };
-  } catch (error) {
-    if (error instanceof WebAssembly.RuntimeError) {
-      throw new BenchfleetError('KERNEL_REJECTED_INPUT', `${spec.name} could not process ${file} (${error.message}); docs/kernels.md describes the input it expects`);
-    }
-    throw error;
-  }
+function timedKernelCall(module: WebAssembly.Module, input: Uint8Array, spec: KernelSpec, file: string): { outcome: KernelOutcome; ns: number } {
+  return timedCall(module, input, {
+    tooLarge: (cap) => `${file} is ${input.length} bytes; ${spec.name} takes at most ${cap} bytes of input`,
+    trapped: (error) => (error instanceof WebAssembly.RuntimeError ? `${spec.name} could not process ${file} (${error.message}); docs/kernels.md describes the input it expects` : null),
+  });
 }
 
 const runCommand: CommandModule<object, RunArgs> = {
@@ -79,11 +68,11 @@ const runCommand: CommandModule<object, RunArgs> = {
     const rejection = spec.validateInput?.(input);
     if (rejection) throw new BenchfleetError('INPUT_MALFORMED', `${args.input}: ${rejection}`);
     const module = loadKernelModule(spec.name);
-    const first = timedCall(module, input, spec, args.input);
+    const first = timedKernelCall(module, input, spec, args.input);
     const outcome = first.outcome;
     const times = [first.ns];
     const rejected = isRejection(spec, outcome);
-    for (let i = 1; i < args.calls && !rejected; i++) times.push(timedCall(module, input, spec, args.input).ns);
+    for (let i = 1; i < args.calls && !rejected; i++) times.push(timedKernelCall(module, input, spec, args.input).ns);
     if (args.out && !rejected) await writeFile(args.out, outcome.output);
     const result: KernelRunResult = {
       kernel: spec.name,

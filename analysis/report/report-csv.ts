@@ -5,7 +5,9 @@
 // markdown, text and JSON reports.
 import type { ReportExporter } from './report-exporter.ts';
 
-const HEADER = ['kernel', 'machine', 'policy', 'arm', 'speedup', 'speedup_lo', 'speedup_hi', 'cpu_ratio', 'cpu_ratio_lo', 'cpu_ratio_hi', 'rounds', 'failures', 'native_failures'];
+// The columns added since the first release come last, so that a script reading by position
+// reads what it read before: the absolute times behind the speedup, and which run (and when).
+const HEADER = ['kernel', 'machine', 'policy', 'arm', 'speedup', 'speedup_lo', 'speedup_hi', 'cpu_ratio', 'cpu_ratio_lo', 'cpu_ratio_hi', 'rounds', 'failures', 'native_failures', 'wall_per_job_ns', 'native_wall_per_job_ns', 'run', 'started_at'];
 
 /** RFC 4180 quoting: fields holding a comma, quote or line break are quoted, quotes doubled. */
 function field(value: string | number | null): string {
@@ -21,13 +23,14 @@ export const csvExporter: ReportExporter = {
         const policy = report.policies[i] as string;
         const values =
           cell === null
-            ? [row.kernel, row.machine, policy, report.arm, null, null, null, null, null, null, 0, null, null]
+            ? [row.kernel, row.machine, policy, report.arm, null, null, null, null, null, null, 0, null, null, null, null, null, null]
             : [
                 row.kernel, row.machine, policy, report.arm,
                 // One round gives no interval: its ends stay empty.
                 cell.speedup.median, cell.rounds >= 2 ? cell.speedup.lo : null, cell.rounds >= 2 ? cell.speedup.hi : null,
                 cell.cpuRatio?.median ?? null, cell.rounds >= 2 ? (cell.cpuRatio?.lo ?? null) : null, cell.rounds >= 2 ? (cell.cpuRatio?.hi ?? null) : null,
                 cell.rounds, cell.failures, cell.nativeFailures,
+                cell.wallPerJobNs ?? null, cell.nativeWallPerJobNs ?? null, cell.run ?? null, cell.startedAt ?? null,
               ];
         lines.push(values.map(field).join(','));
       });

@@ -18,6 +18,12 @@ export interface ReportCell {
   nativeFailures: number;
   /** Native's wall time per job of the same kernel and policy, median over rounds, ns: how the study orders kernels. */
   nativeWallPerJobNs?: number;
+  /** The arm's wall time per job, median over rounds, ns: with native's, the absolute times behind the speedup. */
+  wallPerJobNs?: number;
+  /** The run the cell's figures come from: the run id when its folder is a run's (RUN_ID/MACHINE/), else the result folder's name. */
+  run?: string;
+  /** ISO 8601 time the run of this policy started (its environment row); absent without one. */
+  startedAt?: string;
 }
 
 export interface ReportRow {

@@ -1,7 +1,7 @@
 // The study's table for one or more result folders (or summaries in memory): one row per
 // kernel and machine, one column per policy, each cell the paired median speedup and CPU
 // ratio of one arm; notes above the table, a footer that says what the figures cover.
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { NATIVE_ARM, parseArm } from '../../shared/arms.ts';
 import { DEFAULT_ARM, pickDefaultArm } from './default-arm.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
@@ -61,7 +61,7 @@ export function buildReportFromResults(results: readonly LoadedResult[], request
     const mine = labelled.filter((l) => l.machine === machine);
     const kernels = [...new Set(mine.flatMap((l) => l.result.summary.rows.map((r) => r.kernel)))];
     for (const kernel of kernels) {
-      rows.push({ kernel, machine, cells: policies.map((policy) => cellOf(mine.find((l) => l.policy === policy)?.result.summary, kernel, arm)) });
+      rows.push({ kernel, machine, cells: policies.map((policy) => cellOf(mine.find((l) => l.policy === policy)?.result, kernel, arm)) });
     }
   }
 
@@ -145,11 +145,29 @@ function chooseArm(summaries: readonly Summary[], requested: string | undefined,
   return chosen;
 }
 
-function cellOf(summary: Summary | undefined, kernel: string, arm: string): ReportCell | null {
+/** A run folder's name (coordinator/run-id.ts): the UTC time it was made and six letters or digits. */
+const RUN_ID = /^\d{8}-\d{6}-[0-9a-z]{6}$/;
+
+/** The run a result comes from: the run id when its folder is a machine folder of a run, else the result folder's name. */
+function runOf(result: LoadedResult | undefined): string | undefined {
+  if (!result?.files) return undefined;
+  const parent = basename(dirname(result.files.dir));
+  return RUN_ID.test(parent) ? parent : basename(result.files.dir);
+}
+
+function cellOf(result: LoadedResult | undefined, kernel: string, arm: string): ReportCell | null {
+  const summary = result?.summary;
   const row = summary?.rows.find((r) => r.kernel === kernel && r.arm === arm);
   if (!summary || !row) return null;
   const native = summary.rows.find((r) => r.kernel === kernel && r.arm === NATIVE_ARM);
-  return { speedup: row.speedup, cpuRatio: row.cpuRatio, rounds: row.rounds, failures: row.failures, nativeFailures: native?.failures ?? 0, ...(native ? { nativeWallPerJobNs: native.wallPerJobNs } : {}) };
+  const run = runOf(result);
+  return {
+    speedup: row.speedup, cpuRatio: row.cpuRatio, rounds: row.rounds, failures: row.failures, nativeFailures: native?.failures ?? 0,
+    ...(native ? { nativeWallPerJobNs: native.wallPerJobNs } : {}),
+    wallPerJobNs: row.wallPerJobNs,
+    ...(run === undefined ? {} : { run }),
+    ...(summary.environment ? { startedAt: summary.environment.startedAt } : {}),
+  };
 }
 
 /** P(Binomial(n, p) >= k). */

@@ -40,13 +40,74 @@ test('report --bmf gives one Bencher benchmark per cell with the cell\'s median 
     const row = report.rows.find((r) => r.kernel === 'sha256');
     const cell = row?.cells[report.policies.indexOf('pages')];
     assert.ok(cell?.cpuRatio);
+    assert.ok(cell.wallPerJobNs !== undefined && cell.nativeWallPerJobNs !== undefined);
     assert.deepEqual(bmf['ryzen/pages/sha256/taskpool-8-batched'], {
       speedup: { value: cell.speedup.median, lower_value: cell.speedup.lo, upper_value: cell.speedup.hi },
       'cpu-ratio': { value: cell.cpuRatio.median, lower_value: cell.cpuRatio.lo, upper_value: cell.cpuRatio.hi },
+      latency: { value: cell.wallPerJobNs },
+      'native-latency': { value: cell.nativeWallPerJobNs },
     });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+/**
+ * A BMF document read as Bencher's `json` adapter reads it (its Bencher Metric Format: a JSON
+ * object of benchmark names, each an object of measure slugs, each a metric with a finite
+ * `value` and optional `lower_value` <= value <= `upper_value`, nothing else): the measures of
+ * each benchmark, or an error naming what Bencher would refuse.
+ */
+function readAsBencher(text: string): Map<string, Map<string, { value: number; lower?: number; upper?: number }>> {
+  const doc: unknown = JSON.parse(text);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('BMF: not a JSON object');
+  const out = new Map<string, Map<string, { value: number; lower?: number; upper?: number }>>();
+  for (const [name, measures] of Object.entries(doc)) {
+    if (name === '') throw new Error('BMF: an empty benchmark name');
+    if (typeof measures !== 'object' || measures === null || Array.isArray(measures)) throw new Error(`BMF: ${name} is not an object of measures`);
+    const read = new Map<string, { value: number; lower?: number; upper?: number }>();
+    for (const [slug, metric] of Object.entries(measures as Record<string, unknown>)) {
+      if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug)) throw new Error(`BMF: ${name}: measure "${slug}" is not a slug`);
+      const m = metric as Record<string, unknown>;
+      const extra = Object.keys(m).filter((k) => !['value', 'lower_value', 'upper_value'].includes(k));
+      if (extra.length > 0) throw new Error(`BMF: ${name}/${slug}: unknown fields ${extra.join(', ')}`);
+      const num = (k: string): number | undefined => {
+        const v = m[k];
+        if (v === undefined) return undefined;
+        if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`BMF: ${name}/${slug}.${k} is not a finite number`);
+        return v;
+      };
+      const value = num('value');
+      if (value === undefined) throw new Error(`BMF: ${name}/${slug} has no value`);
+      const lower = num('lower_value');
+      const upper = num('upper_value');
+      if ((lower !== undefined && lower > value) || (upper !== undefined && upper < value)) throw new Error(`BMF: ${name}/${slug}: value outside its bounds`);
+      read.set(slug, { value, ...(lower === undefined ? {} : { lower }), ...(upper === undefined ? {} : { upper }) });
+    }
+    out.set(name, read);
+  }
+  return out;
+}
+
+test('BMF carries the absolute times beside the ratios: a slowdown of native and the pools alike shows in latency, not in speedup', async (t) => {
+  // The same machine before and after a V8 upgrade that makes every job twice as slow, native
+  // and the pools alike: the speedup (5, as the synthetic runs are made) does not move.
+  const before = await mkdtemp(join(tmpdir(), 'bf-bmf-before-'));
+  const after = await mkdtemp(join(tmpdir(), 'bf-bmf-after-'));
+  t.after(() => Promise.all([rm(before, { recursive: true, force: true }), rm(after, { recursive: true, force: true })]));
+  const spec = { seed: 5, machine: 'ryzen', policy: 'pages' as const, kernels: ['sha256'], arms: ARMS, rounds: 5, repeats: 3, roundSd: 0, repeatSd: 0 };
+  await writeFile(join(before, 'pages.jsonl'), toJsonl(syntheticRun({ ...spec, nativeNs: 10_000_000 })));
+  await writeFile(join(after, 'pages.jsonl'), toJsonl(syntheticRun({ ...spec, nativeNs: 20_000_000 })));
+  const name = 'ryzen/pages/sha256/taskpool-8-batched';
+  const [old, now] = await Promise.all([before, after].map(async (dir) => readAsBencher(renderReport(await buildReport([dir]), 'bmf')).get(name)));
+  assert.ok(old && now);
+  assert.deepEqual([...old.keys()], ['speedup', 'cpu-ratio', 'latency', 'native-latency']);
+  const value = (m: typeof old, slug: string): number => m.get(slug)?.value ?? Number.NaN;
+  assert.ok(Math.abs(value(now, 'speedup') / value(old, 'speedup') - 1) < 1e-9, 'the speedup does not move');
+  assert.ok(Math.abs(value(now, 'latency') / value(old, 'latency') - 2) < 1e-9, 'the arm\'s time per job doubles');
+  assert.ok(Math.abs(value(now, 'native-latency') / value(old, 'native-latency') - 2) < 1e-9, 'native\'s time per job doubles');
+  // Native's time over the arm's is the speedup (jobs per sample are the same for both).
+  assert.ok(Math.abs(value(now, 'native-latency') / value(now, 'latency') / value(now, 'speedup') - 1) < 1e-9);
 });
 
 test('every pool arm gets its report, the default arm first, each as report --arm builds it', async () => {
@@ -76,7 +137,7 @@ test('report --arm all exports every arm in every format, each benchmark and row
     // Per arm: pages has three kernels, whole two.
     assert.equal(Object.keys(bmf).length, 3 * 5);
     for (const arm of arms) assert.equal(Object.keys(bmf).filter((k) => k.endsWith(`/${arm}`)).length, 5, arm);
-    for (const measures of Object.values(bmf)) assert.deepEqual(Object.keys(measures), ['speedup', 'cpu-ratio']);
+    for (const measures of Object.values(bmf)) assert.deepEqual(Object.keys(measures), ['speedup', 'cpu-ratio', 'latency', 'native-latency']);
     const single = await buildReport([dir], { arm: 'workers-2-batched' });
     assert.deepEqual(bmf['ryzen/pages/sha256/workers-2-batched'], (JSON.parse(renderReport(single, 'bmf')) as typeof bmf)['ryzen/pages/sha256/workers-2-batched']);
 

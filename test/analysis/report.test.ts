@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { NATIVE_ARM } from '../../shared/arms.ts';
 import { buildReport, renderReport } from '../../analysis/report/report.ts';
 import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
@@ -84,7 +84,7 @@ test('a run folder gives one row per kernel and machine and one column per polic
     assert.match(text, /within-run variation only/);
     const csv = renderReport(report, 'csv').split('\n');
     // The header first and nothing but data after it: no comment lines for naive readers to trip on.
-    assert.equal(csv[0], 'kernel,machine,policy,arm,speedup,speedup_lo,speedup_hi,cpu_ratio,cpu_ratio_lo,cpu_ratio_hi,rounds,failures,native_failures');
+    assert.equal(csv[0], 'kernel,machine,policy,arm,speedup,speedup_lo,speedup_hi,cpu_ratio,cpu_ratio_lo,cpu_ratio_hi,rounds,failures,native_failures,wall_per_job_ns,native_wall_per_job_ns,run,started_at');
     assert.equal(csv.filter((l) => l.startsWith('#')).length, 0);
     assert.equal(csv.length, 1 + 4 * 2 + 1, 'header, one line per (row, policy) cell, final newline');
     assert.equal(csv.filter((l) => l.startsWith('sha256,m2pro,pages,')).length, 1);
@@ -350,8 +350,16 @@ test('a cell of one round shows no interval, in the table or the CSV', async () 
   const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
   try {
     await writeRun(dir, { 'pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 4.8 }).filter((r) => r.type === 'environment' || r.round === 1) });
-    const csv = renderReport(await buildReport([dir]), 'csv');
-    assert.match(csv, /^aes-cbc-decrypt,ryzen,pages,taskpool-8-batched,4\.8\d*,,,[\d.]+,,,1,0,0$/m);
+    const report = await buildReport([dir]);
+    const csv = renderReport(report, 'csv');
+    // Then the arm's and native's wall time per job (their ratio is the speedup), the result
+    // folder's name (not a run's folder here) and when the run of the policy started.
+    const match = /^aes-cbc-decrypt,ryzen,pages,taskpool-8-batched,4\.8\d*,,,[\d.]+,,,1,0,0,([\d.]+),([\d.]+),(bf-report-\w+),(\S+)$/m.exec(csv);
+    assert.ok(match, csv);
+    assert.ok(Math.abs(Number(match[2]) / Number(match[1]) - 4.8) < 1e-6, `${match[2]} / ${match[1]}`);
+    assert.equal(match[3], basename(dir));
+    assert.equal(match[4], report.rows[0]?.cells[0]?.startedAt);
+    assert.ok(!Number.isNaN(Date.parse(match[4] ?? '')));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -12,7 +12,8 @@ import { startBenchfleet } from '../helpers/processes.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { verifyManifest } from '../../analysis/raw/manifest.ts';
-import { createFleet, readJsonLines, sha256, waitForRun, type Fleet } from './fleet-helpers.ts';
+import { createFleet, readJsonLines, sha256, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
+import { growsModule } from '../fixtures/wasm-modules.ts';
 
 const PLANS = fileURLToPath(new URL('../../deploy/plans/', import.meta.url));
 
@@ -76,4 +77,19 @@ test('the coordinator refuses a plan whose carried module bytes do not hash to t
   } finally {
     socket.close();
   }
+});
+
+test('a module that breaks the contract, sent past the CLI, fails the machine before any sample with the reason; the agent then runs the next run', async () => {
+  const bytes = growsModule();
+  const module = { name: 'grows', sha256: sha256(bytes), wasm: Buffer.from(bytes).toString('base64'), entry: 'sum', input: { abi: 'bytes', at: 'in' }, inputs: { seed: 1, size: 16 } };
+  const plan = { arms: ['native'], policies: ['whole'], rounds: 1, repeats: 1, jobs: 2, seed: 1, modules: [module] };
+  const socket = await fleet.control();
+  const { runId } = await startRun(socket, plan, ['local-a']);
+  socket.close();
+  const run = await waitForRun(fleet, runId);
+  assert.equal(run.state, 'failed');
+  assert.match(run.machines['local-a']?.message ?? '', /module "grows" breaks the context contract: memory\.grow at byte \d+/);
+  assert.equal(run.machines['local-a']?.done, 0);
+  const next = await runCommand('example-xxh64.json');
+  assert.equal((await waitForRun(fleet, next)).state, 'completed');
 });

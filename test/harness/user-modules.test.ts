@@ -20,7 +20,7 @@ import { packPlanModules } from '../../kernels/user-module/pack.ts';
 import type { Plan } from '../../shared/plan.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import type { EnvironmentRecord, SampleRecord } from '../../shared/records.ts';
-import { callsStubModule, sumModule } from '../fixtures/wasm-modules.ts';
+import { callsStubModule, integersModule, sumModule } from '../fixtures/wasm-modules.ts';
 
 const PLANS = fileURLToPath(new URL('../../deploy/plans/', import.meta.url));
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -140,4 +140,26 @@ test('the agent checks the carried bytes against the pinned SHA-256 before compi
     code: 'MODULE_REFUSED',
     message: `module "sum": its bytes have SHA-256 ${sha(other)}, but the plan pins ${sha(bytes)}; nothing was compiled`,
   });
+});
+
+test('an integers-ABI module runs its argument lists under all five policies, each job checked against a fresh instance of its own list', async (t) => {
+  const dir = withDir('bf-user-integers-');
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const bytes = integersModule();
+  const args = [[2 ** 40, -3], [7, 5], [-1, 0]];
+  const plan = parsePlan({
+    arms: ['native', 'taskpool-1-batched', 'workers-1-batched'], policies: ALL, rounds: 1, repeats: 1, jobs: 3, seed: 4, inputs: 'varying',
+    modules: [{ name: 'mix', sha256: sha(bytes), wasm: Buffer.from(bytes).toString('base64'), entry: 'mix', input: { abi: 'integers' }, inputs: { args } }],
+  }, kernelNames());
+  const spec = plan.modules?.[0];
+  assert.ok(spec);
+  // The oracle a fresh instance gives, against the arithmetic itself: a * 31 + b, low 32 bits.
+  const prepared = prepareUserKernel(spec, plan, dir);
+  args.forEach(([a = 0, b = 0], k) => assert.equal(prepared.kernel.checkers[k]?.check(Number(BigInt.asUintN(32, BigInt(a) * 31n + BigInt(b))), new Uint8Array(0)), null));
+  await runPlan(plan, { outDir: join(dir, 'out') });
+  for (const policy of ALL) {
+    const { samples } = readRun(join(dir, 'out'), policy);
+    assert.equal(samples.length, 3);
+    for (const s of samples) assert.deepEqual([s.ok, s.failures, s.checks.returnValues], [true, [], 3], `${policy} ${s.arm}`);
+  }
 });

@@ -1,103 +1,176 @@
-// Change detection over a family of series (the cells of one plan: machine x policy x kernel x
-// arm), run by run. For each cell and each new run, the old level is the mean of ln(figure)
-// over a trailing window of earlier runs (at most `window`, at least `minWindow`, never across
-// a change flagged before), and its run-to-run variance is the window's sample variance,
-// moderated across the family (Smyth's empirical Bayes, moderated-variance.ts) and never below
-// the window's mean within-run variance (read from each run's interval). The new level is the
-// mean of the last L runs, L = 1 .. maxLag: a one-sided t test in the worse direction per L,
-// Bonferroni over the L, then Benjamini-Hochberg across the family's cells at that run. A flag
-// restarts the cell's window at the change. docs/statistics.md has the rule and its measured
-// false-flag rate and power.
+// Change detection over a family of series (the cells of one plan on one machine: policy x
+// kernel x arm), run by run. For each cell and each new run, the old level is the mean of
+// ln(figure) over a trailing window of earlier runs (at most `window`, at least `minWindow`,
+// never across a lasting change, never holding a run found to be a one-run excursion), and its
+// run-to-run variance is the window's sample variance, moderated across the family (Smyth's
+// empirical Bayes, moderated-variance.ts) and never below the window's mean within-run variance
+// (read from each run's interval at the coverage it really has, bootstrap-interval-coverage.ts).
+// The new level is the mean of the last L runs, L = 1 .. maxLag: a one-sided t test in the
+// worse direction per L, Bonferroni over the L, then Benjamini-Hochberg across the family's
+// cells at that run. A flag is reported at once, at the run where the new level starts; the
+// window does not restart there until the runs after it confirm the new level. If they come
+// back to the old level instead, the flagged run was an excursion: it is left out of every
+// later window, so one wild run cannot blind the cell. A single run far out in the better
+// direction (the same family test, at lag 1) is held out the same way, so one lucky run
+// cannot widen the window's spread. docs/statistics.md has the rule and its measured rates.
 import { benjaminiHochberg } from '../statistics/benjamini-hochberg.ts';
+import { standardErrorsPerHalfWidth } from '../statistics/bootstrap-interval-coverage.ts';
 import { studentTCdf, studentTQuantile } from '../statistics/distributions.ts';
-import { fitVariancePrior, moderate } from '../statistics/moderated-variance.ts';
+import { fitVariancePrior, moderate, type VariancePrior } from '../statistics/moderated-variance.ts';
 import type { DetectedChange, DetectionSettings, HistoryPoint } from './history-types.ts';
 
-/** Standard errors are read from 95% intervals: half-width over this. */
-const Z95 = 1.959963984540054;
+/** Runs after a suspected change's first run that decide whether it lasts. */
+export const CONFIRMING_RUNS = 2;
+
+/**
+ * How far from the old level towards the flagged one the confirming runs' mean must be for the
+ * change to last. Not half way: the flagged level is biased away from the old one (it was picked
+ * for being far), so a real 10% step flagged at 13% would fail a midpoint at 6.5% one time in
+ * twenty; a third of the way keeps a wild run's return (a 25% drop, threshold 8.3%) far apart too.
+ */
+export const CONFIRMING_SHARE = 1 / 3;
 
 /** A detected change and the cell (its index in the family) it is in. */
 export interface CellChange extends DetectedChange {
   cell: number;
 }
 
-/** One cell's observed runs, with prefix sums for O(1) window statistics. */
+/** A run far from the window whose runs after it have not yet said whether the level moved. */
+interface Suspect {
+  /** Track position of the first run at the new level. */
+  start: number;
+  /** +1: the move is in the worse direction (and was reported), -1: in the better one (held out silently). */
+  sign: number;
+  /** CONFIRMING_SHARE of the way from the old level to the new one, on ln(figure), as measured when the move was found. */
+  threshold: number;
+  /** The reported change, for a move in the worse direction. */
+  change: CellChange | null;
+}
+
+/** One cell's observed runs. */
 interface Track {
   runs: number[];
-  /** Prefix sums of y = ln(figure) - base, of y², and of the within-run variance. */
-  s1: Float64Array;
-  s2: Float64Array;
-  sw: Float64Array;
-  base: number;
-  /** Position in `runs` where the current window may start (after the last flagged change). */
+  /** ln(figure) and the within-run variance of ln(figure), per position. */
+  y: Float64Array;
+  within: Float64Array;
+  /** 1 at the positions of one-run excursions, which no window holds. */
+  excluded: Uint8Array;
+  /** Position where windows may start: the start of the last lasting change. */
   segment: number;
-  /** Position in `runs` of the next run to consider. */
+  /** Position of the next run to consider. */
   cursor: number;
+  suspect: Suspect | null;
 }
 
 function track(points: readonly HistoryPoint[]): Track {
   const usable = points.filter((p) => p.median > 0);
-  const n = usable.length;
-  const base = n > 0 ? Math.log((usable[0] as HistoryPoint).median) : 0;
-  const s1 = new Float64Array(n + 1);
-  const s2 = new Float64Array(n + 1);
-  const sw = new Float64Array(n + 1);
+  const y = new Float64Array(usable.length);
+  const within = new Float64Array(usable.length);
   usable.forEach((p, i) => {
-    const y = Math.log(p.median) - base;
-    const se = p.lo > 0 && p.hi > p.lo ? (Math.log(p.hi) - Math.log(p.lo)) / (2 * Z95) : 0;
-    s1[i + 1] = (s1[i] as number) + y;
-    s2[i + 1] = (s2[i] as number) + y * y;
-    sw[i + 1] = (sw[i] as number) + se * se;
+    y[i] = Math.log(p.median);
+    const z = standardErrorsPerHalfWidth(p.rounds);
+    const se = z !== null && p.lo > 0 && p.hi > p.lo ? (Math.log(p.hi) - Math.log(p.lo)) / (2 * z) : 0;
+    within[i] = se * se;
   });
-  return { runs: usable.map((p) => p.run), s1, s2, sw, base, segment: 0, cursor: 0 };
+  return { runs: usable.map((p) => p.run), y, within, excluded: new Uint8Array(usable.length), segment: 0, cursor: 0, suspect: null };
 }
 
-const sum = (a: Float64Array, from: number, to: number): number => (a[to] as number) - (a[from] as number);
+/** The kept positions of a cell from `end` back to its segment's start, newest first, at most `count`. */
+function keptBack(t: Track, end: number, count: number): number[] {
+  const out: number[] = [];
+  for (let i = end; i >= t.segment && out.length < count; i--) if (t.excluded[i] === 0) out.push(i);
+  return out;
+}
 
-/** A trailing window's size, mean of ln(figure) and run-to-run variance (floored at its within-run variance). */
-interface Candidate {
+/** The old level for a new level of the newest `lag` kept runs: its size, mean of ln(figure) and variance (floored at its within-run variance). */
+interface Window {
   k: number;
   mean: number;
   variance: number;
+  /** Mean of ln(figure) over the newest `lag` runs. */
+  recent: number;
 }
 
-function windowOf(t: Track, end: number, lag: number, settings: DetectionSettings): Candidate | null {
-  const to = end + 1 - lag;
-  const from = Math.max(t.segment, to - settings.window);
-  const k = to - from;
-  if (k < settings.minWindow) return null;
-  const mean = sum(t.s1, from, to) / k;
-  const sampleVariance = Math.max(0, (sum(t.s2, from, to) - k * mean * mean) / (k - 1));
-  const withinRun = sum(t.sw, from, to) / k;
-  return { k, mean, variance: Math.max(sampleVariance, withinRun, 1e-12) };
+function windowAt(t: Track, kept: readonly number[], lag: number, settings: DetectionSettings): Window | null {
+  const positions = kept.slice(lag, lag + settings.window);
+  const k = positions.length;
+  if (kept.length < lag || k < settings.minWindow) return null;
+  let s1 = 0, s2 = 0, sw = 0, recent = 0;
+  for (const i of positions) {
+    const y = t.y[i] as number;
+    s1 += y;
+    s2 += y * y;
+    sw += t.within[i] as number;
+  }
+  for (let j = 0; j < lag; j++) recent += t.y[kept[j] as number] as number;
+  const mean = s1 / k;
+  const sampleVariance = Math.max(0, (s2 - k * mean * mean) / (k - 1));
+  return { k, mean, variance: Math.max(sampleVariance, sw / k, 1e-12), recent: recent / lag };
+}
+
+/** One-sided p of the newest `lag` runs against the window, in the direction `sign` (+1: worse). */
+function pValue(w: Window, lag: number, prior: VariancePrior, direction: number, alpha: number): number {
+  const m = moderate(w.variance, w.k - 1, prior);
+  const z = (direction * (w.recent - w.mean)) / Math.sqrt(m.variance * (1 / lag + 1 / w.k));
+  // Only a p at or below alpha can ever be flagged (Benjamini-Hochberg's q is at least p), so
+  // its t tail is computed only then: z <= 0 has p >= 0.5, and z < 1 has p > P(N(0,1) > 1) =
+  // 0.159 whatever the df (t tails are heavier than the normal's).
+  return z <= 0 || (z < 1 && alpha < 0.158) ? 1 : 1 - studentTCdf(z, m.df);
 }
 
 /**
- * Where the new level starts, once a cell is flagged at track position `end`: the split of the
- * runs from the window's start to `end` into an old and a new level with the least squared error
- * (the least-squares change point), the new level starting within the last maxLag runs. The test
- * that flagged the cell says whether there is a change; this says where, and gives its size.
+ * Where the new level starts, once a cell is flagged: of the splits that put the newest 1 to
+ * maxLag kept runs at the new level, the one with the least squared error over its window and
+ * those runs (the least-squares change point). The test that flagged the cell says whether
+ * there is a change; this says where.
  */
-function locate(t: Track, end: number, settings: DetectionSettings): number {
-  const lowest = Math.max(t.segment + settings.minWindow, end + 1 - settings.maxLag);
-  const from = Math.max(t.segment, lowest - settings.window);
-  const ss = (a: number, b: number): number => (b - a < 2 ? 0 : sum(t.s2, a, b) - sum(t.s1, a, b) ** 2 / (b - a));
-  let best = end;
+function locate(t: Track, kept: readonly number[], settings: DetectionSettings): number {
+  let best = 1;
   let bestError = Infinity;
-  for (let split = lowest; split <= end; split++) {
-    const error = ss(from, split) + ss(split, end + 1);
+  const ss = (positions: readonly number[]): number => {
+    if (positions.length < 2) return 0;
+    const ys = positions.map((i) => t.y[i] as number);
+    const mean = ys.reduce((a, b) => a + b, 0) / ys.length;
+    return ys.reduce((a, y) => a + (y - mean) ** 2, 0);
+  };
+  for (let lag = 1; lag <= settings.maxLag; lag++) {
+    const old = kept.slice(lag, lag + settings.window);
+    if (old.length < settings.minWindow) break;
+    const error = ss(old) + ss(kept.slice(0, lag));
     if (error < bestError) {
       bestError = error;
-      best = split;
+      best = lag;
     }
   }
   return best;
 }
 
 /**
+ * Settles a cell's suspected change once CONFIRMING_RUNS kept runs follow its first run: the
+ * change lasts when their mean is past its threshold (CONFIRMING_SHARE of the way from the old
+ * level to the new one; the
+ * window restarts at the change), and was an excursion when it is not (its first run is left
+ * out of every later window). Returns whether it is settled.
+ */
+function settle(t: Track, end: number): boolean {
+  const s = t.suspect;
+  if (s === null) return true;
+  const after: number[] = [];
+  for (let i = s.start + 1; i <= end && after.length < CONFIRMING_RUNS; i++) if (t.excluded[i] === 0) after.push(i);
+  if (after.length < CONFIRMING_RUNS) return false;
+  const mean = after.reduce((a, i) => a + (t.y[i] as number), 0) / after.length;
+  const lasting = s.sign * (mean - s.threshold) > 0;
+  if (lasting) t.segment = s.start;
+  else t.excluded[s.start] = 1;
+  if (s.change !== null) s.change.outcome = lasting ? 'lasting' : 'excursion';
+  t.suspect = null;
+  return true;
+}
+
+/**
  * Flags changes in the worse direction in every cell of the family, over runs 0 .. runCount-1.
  * `cells[i]` are cell i's points in run order (a cell may miss runs). Returns, per cell, the
- * changes flagged, oldest first.
+ * changes flagged, oldest first, each once, at the run where its new level starts.
  */
 export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCount: number, settings: DetectionSettings): CellChange[][] {
   const tracks = cells.map(track);
@@ -105,16 +178,20 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
   const worse = settings.direction === 'lower-is-worse' ? -1 : 1;
   // Quantiles are asked for flagged cells only: the moderated df are not whole numbers, so no cache helps.
   const tq = (df: number): number => studentTQuantile(1 - (1 - settings.confidence) / 2, Math.min(df, 1e4));
+  const longest = settings.window + settings.maxLag;
   for (let run = 0; run < runCount; run++) {
-    // Cells with a figure at this run, and their lag-1 windows for the variance prior.
-    const active: { cell: number; end: number }[] = [];
+    // Cells with a figure at this run, no change waiting for its confirming runs, and their
+    // kept runs; the lag-1 windows feed the variance prior.
+    const active: { cell: number; end: number; kept: number[] }[] = [];
     const priorS2: number[] = [];
     const priorDf: number[] = [];
     tracks.forEach((t, cell) => {
       if (t.runs[t.cursor] !== run) return;
       const end = t.cursor++;
-      active.push({ cell, end });
-      const w = windowOf(t, end, 1, settings);
+      if (!settle(t, end)) return;
+      const kept = keptBack(t, end, longest);
+      active.push({ cell, end, kept });
+      const w = windowAt(t, kept, 1, settings);
       if (w !== null) {
         priorS2.push(w.variance);
         priorDf.push(w.k - 1);
@@ -122,40 +199,50 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
     });
     if (priorS2.length === 0) continue;
     const prior = fitVariancePrior(priorS2, priorDf);
-    const tested: { cell: number; p: number; end: number }[] = [];
-    for (const { cell, end } of active) {
-      const t = tracks[cell] as Track;
+    const tested: { cell: number; p: number; end: number; kept: number[] }[] = [];
+    const better: { cell: number; p: number; end: number; kept: number[] }[] = [];
+    for (const a of active) {
+      const t = tracks[a.cell] as Track;
       let best: number | null = null;
       let lags = 0;
       for (let lag = 1; lag <= settings.maxLag; lag++) {
-        const w = windowOf(t, end, lag, settings);
+        const w = windowAt(t, a.kept, lag, settings);
         if (w === null) break;
         lags++;
-        const m = moderate(w.variance, w.k - 1, prior);
-        const z = (worse * (sum(t.s1, end + 1 - lag, end + 1) / lag - w.mean)) / Math.sqrt(m.variance * (1 / lag + 1 / w.k));
-        // Only a p at or below alpha can ever be flagged (Benjamini-Hochberg's q is at least p), so
-        // its t tail is computed only then: z <= 0 has p >= 0.5, and z < 1 has p > P(N(0,1) > 1) =
-        // 0.159 whatever the df (t tails are heavier than the normal's).
-        const p = z <= 0 || (z < 1 && settings.alpha < 0.158) ? 1 : 1 - studentTCdf(z, m.df);
+        const p = pValue(w, lag, prior, worse, settings.alpha);
         if (best === null || p < best) best = p;
+        if (lag === 1) better.push({ ...a, p: pValue(w, 1, prior, -worse, settings.alpha) });
       }
-      if (best !== null) tested.push({ cell, p: Math.min(1, best * lags), end });
+      if (best !== null) tested.push({ ...a, p: Math.min(1, best * lags) });
     }
-    if (tested.length === 0) continue;
     const q = benjaminiHochberg(tested.map((c) => c.p));
     tested.forEach((c, i) => {
       const qi = q[i] as number;
       if (qi > settings.alpha) return;
       const t = tracks[c.cell] as Track;
-      // The split is at least minWindow runs into the segment (the lag-1 test needed as much), so its window exists.
-      const after = c.end + 1 - locate(t, c.end, settings);
-      const w = windowOf(t, c.end, after, settings) as Candidate;
+      // The lag-1 test needed a window of minWindow runs, so the located split has one.
+      const after = locate(t, c.kept, settings);
+      const w = windowAt(t, c.kept, after, settings) as Window;
       const m = moderate(w.variance, w.k - 1, prior);
-      const diff = sum(t.s1, c.end + 1 - after, c.end + 1) / after - w.mean;
+      const diff = w.recent - w.mean;
       const half = tq(m.df) * Math.sqrt(m.variance * (1 / after + 1 / w.k));
-      const at = t.runs[c.end + 1 - after] as number;
-      found[c.cell]?.push({ cell: c.cell, at, detectedAt: run, ratio: Math.exp(diff), lo: Math.exp(diff - half), hi: Math.exp(diff + half), p: c.p, q: qi, before: w.k, after });
-      t.segment = c.end + 1 - after;
+      const start = c.kept[after - 1] as number;
+      const change: CellChange = {
+        cell: c.cell, at: t.runs[start] as number, detectedAt: run, ratio: Math.exp(diff), lo: Math.exp(diff - half), hi: Math.exp(diff + half),
+        p: c.p, q: qi, before: w.k, after, outcome: 'open',
+      };
+      found[c.cell]?.push(change);
+      t.suspect = { start, sign: worse, threshold: w.mean + CONFIRMING_SHARE * diff, change };
+      settle(t, c.end);
+    });
+    // One run far out in the better direction is held out of the window until the runs after it
+    // say whether the level moved (a restart) or it was a lucky run (left out). Never reported.
+    const qb = benjaminiHochberg(better.map((c) => c.p));
+    better.forEach((c, i) => {
+      const t = tracks[c.cell] as Track;
+      if ((qb[i] as number) > settings.alpha || t.suspect !== null) return;
+      const w = windowAt(t, c.kept, 1, settings) as Window;
+      t.suspect = { start: c.end, sign: -worse, threshold: w.mean + CONFIRMING_SHARE * (w.recent - w.mean), change: null };
     });
   }
   return found;

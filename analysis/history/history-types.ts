@@ -73,7 +73,16 @@ export interface DetectedChange {
   /** Runs before the change the old level was taken from, and runs after it. */
   before: number;
   after: number;
+  /** What the runs after the change said (docs/statistics.md, "History: change detection"). */
+  outcome: ChangeOutcome;
 }
+
+/**
+ * `lasting`: the two runs after the change's first run stayed nearer the new level, so windows
+ * restart there; `excursion`: they came back, so the flagged run was a one-run excursion and no
+ * later window holds it; `open`: those runs have not come yet.
+ */
+export type ChangeOutcome = 'lasting' | 'excursion' | 'open';
 
 /** A flagged change as `history` reports it: with what changed in the environment there. */
 export interface FlaggedChange extends DetectedChange {

@@ -20,6 +20,15 @@
 // and each file is cut to the end of its last entry, so every file holds exactly what was
 // acknowledged, whatever the page cache had put on disk. An entry cut short by the crash (or
 // that fails its checksum) and everything after it in its segment were never acknowledged.
+//
+// A failed sync is never retried as it is: on Linux, fsync reports a write-back error once and
+// marks the lost pages clean, so a second fsync succeeds without the data ("fsyncgate"). A raw
+// file whose sync failed is *suspect*: the next checkpoint writes every byte the kept segments
+// hold for it back into it before syncing it, and keeps the segments until that works. A journal
+// write that fails makes the segment suspect in the same way: the next write starts a new
+// segment with a copy of the old one's acknowledged entries in front of its own. Segments are
+// deleted oldest first and a checkpoint stops at one it cannot delete, keeping it and every
+// newer one: a replay never sees an old segment without the newer ones after it.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -84,6 +93,12 @@ async function writeFully(handle: FileHandle, data: Buffer, position: number | n
   }
 }
 
+/** Bytes the current segment's acknowledged entries fill, to copy in front of the next write after a failed one. */
+interface Carry {
+  segment: number;
+  bytes: number;
+}
+
 interface PendingGroup {
   frames: Buffer[];
   paths: string[];
@@ -105,6 +120,10 @@ export class RecordJournal {
   private readonly older: number[] = [];
   /** Raw files with an entry in any segment not yet checkpointed. */
   private paths = new Set<string>();
+  /** Raw files whose sync failed: rewritten from the kept segments before the next sync (see the top of this file). */
+  private readonly suspect = new Set<string>();
+  /** After a failed journal write: the acknowledged bytes of that segment, copied into the next write. */
+  private carry: Carry | null = null;
   private pending: PendingGroup[] = [];
   private writing = false;
   /** Resolves when the writer stops (nothing pending), for close(). */
@@ -114,6 +133,8 @@ export class RecordJournal {
   /** The checkpoint due CHECKPOINT_MS after a write found none due. */
   private checkpointTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** close() has begun: no new checkpoint starts by itself. */
+  private closing = false;
   /** Synced journal writes so far, each carrying every batch that waited for it. */
   writes = 0;
 
@@ -179,7 +200,7 @@ export class RecordJournal {
         if (this.pending.length === 0) break;
         const group = this.pending.splice(0);
         try {
-          await this.write(Buffer.concat(group.flatMap((g) => g.frames)));
+          await this.write(group.flatMap((g) => g.frames));
         } catch (error) {
           for (const g of group) g.reject(error);
           continue;
@@ -195,24 +216,34 @@ export class RecordJournal {
     }
   }
 
-  /** One synced write at the end of the segment; on failure the segment is cut back, or left for a new one. */
-  private async write(data: Buffer): Promise<void> {
+  /**
+   * One synced write at the end of the segment. After a failed one, the segment it failed in is
+   * left (a replay stops at its torn tail) and the next write starts a new segment with a copy of
+   * that segment's acknowledged entries: the failure may have lost a page they share with it.
+   */
+  private async write(frames: Buffer[]): Promise<void> {
+    const carried = this.carry ? await this.carriedBytes(this.carry) : null;
     const handle = await this.current();
+    const data = Buffer.concat(carried ? [carried, ...frames] : frames);
     const before = this.size;
     try {
       await writeFully(handle, data);
       this.size = before + data.length;
+      if (carried) this.carry = null;
     } catch (error) {
-      try {
-        await handle.truncate(before);
-        await handle.datasync();
-      } catch (undo) {
-        // The segment may end in a partial entry: a replay stops there. Later entries go to a new one.
-        log.error(`${this.dir}/${segmentName(this.segment)}: could not cut a failed write back to ${before} bytes (${errorMessage(undo)}); going on in a new segment`);
-        await this.rotate();
-      }
+      // Best effort: a replay of a segment cut back here sees no never-acknowledged entry.
+      await handle.truncate(before).catch(() => undefined);
+      this.carry ??= { segment: this.segment, bytes: before };
+      log.error(`${this.dir}/${segmentName(this.segment)}: a journal write failed (${errorMessage(error)}); its acknowledged entries go again, in front of the next write to a new segment`);
+      await this.rotate();
       throw error;
     }
+  }
+
+  /** The acknowledged entries of the segment a write failed in (read back from it; the segment stays until a checkpoint). */
+  private async carriedBytes(carry: Carry): Promise<Buffer> {
+    const bytes = await readFile(join(this.dir, segmentName(carry.segment)));
+    return bytes.subarray(0, carry.bytes);
   }
 
   private async current(): Promise<FileHandle> {
@@ -242,12 +273,12 @@ export class RecordJournal {
   }
 
   private checkpointIfDue(): void {
-    if (this.checkpointing || this.closed) return;
+    if (this.checkpointing || this.closing) return;
     if (this.size >= SEGMENT_BYTES || Date.now() - this.segmentStarted >= CHECKPOINT_MS) this.checkpointInBackground();
     else if (!this.checkpointTimer) {
       this.checkpointTimer = setTimeout(() => {
         this.checkpointTimer = null;
-        if (!this.closed) this.checkpointInBackground();
+        if (!this.closing) this.checkpointInBackground();
       }, CHECKPOINT_MS);
       this.checkpointTimer.unref();
     }
@@ -257,9 +288,15 @@ export class RecordJournal {
     void this.checkpoint().catch((error: unknown) => log.warn(`journal checkpoint: ${errorMessage(error)}; its segments stay until the next one`));
   }
 
+  /** `path`'s sync failed outside a checkpoint (the record sink closing its handle): rewrite it from the journal before trusting a sync again. */
+  markSuspect(path: string): void {
+    this.suspect.add(path);
+  }
+
   /**
-   * Start a new segment, sync every raw file with an entry in the old ones, then delete them.
-   * A failed sync keeps the old segments (and their files' names) for the next checkpoint.
+   * Start a new segment, sync every raw file with an entry in the old ones, then delete them,
+   * oldest first. A failed sync keeps the old segments (and their files' names) for the next
+   * checkpoint, which rewrites that file from them before it syncs it again.
    */
   checkpoint(): Promise<void> {
     this.checkpointing ??= this.runCheckpoint().finally(() => {
@@ -274,29 +311,109 @@ export class RecordJournal {
     const paths = this.paths;
     this.paths = new Set();
     const segments = this.older.splice(0);
-    try {
-      const queue = [...paths];
-      const worker = async (): Promise<void> => {
-        for (let path = queue.shift(); path !== undefined; path = queue.shift()) await this.syncFile(path);
-      };
-      await Promise.all(Array.from({ length: SYNCS_AT_ONCE }, worker));
-    } catch (error) {
+    const failed: string[] = [];
+    const queue = [...new Set([...paths, ...this.suspect])];
+    const worker = async (): Promise<void> => {
+      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+        try {
+          await this.syncOne(path, segments);
+        } catch (error) {
+          failed.push(`${path}: ${errorMessage(error)}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: SYNCS_AT_ONCE }, worker));
+    if (failed.length > 0) {
       for (const p of paths) this.paths.add(p);
       this.older.unshift(...segments);
+      throw new Error(`could not sync ${failed.length} raw file${failed.length > 1 ? 's' : ''} (${failed.join('; ')}); ${segments.length} segment${segments.length === 1 ? '' : 's'} kept`);
+    }
+    // Every raw file holds its entries on disk: a write that failed after these segments has nothing left to carry.
+    if (this.carry && segments.includes(this.carry.segment)) this.carry = null;
+    for (let i = 0; i < segments.length; i++) {
+      try {
+        await rm(join(this.dir, segmentName(segments[i] as number)));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        // Kept with every newer one: a replay must never meet an old segment without the newer ones after it.
+        this.older.unshift(...segments.slice(i));
+        await syncFolder(this.dir).catch(() => undefined);
+        throw new Error(`could not delete ${segmentName(segments[i] as number)} (${errorMessage(error)}); it and ${segments.length - i - 1} newer kept for the next checkpoint`, { cause: error });
+      }
+    }
+    await syncFolder(this.dir);
+  }
+
+  /** Sync one raw file for a checkpoint; a suspect one, or one whose sync fails now, is first rewritten from `segments`. */
+  private async syncOne(path: string, segments: readonly number[]): Promise<void> {
+    if (!this.suspect.has(path)) {
+      try {
+        await this.syncFile(path);
+        return;
+      } catch (error) {
+        log.error(`${path}: sync failed (${errorMessage(error)}); writing its journalled bytes again before the next sync`);
+        this.suspect.add(path);
+      }
+    }
+    await this.rewrite(path, segments);
+    this.suspect.delete(path);
+  }
+
+  /**
+   * Write back every byte `segments` hold for `path` at its offset, each entry clipped to the
+   * end of the last one (as a replay leaves it), and sync the file through a handle of its own.
+   * The record sink may append meanwhile: only bytes before its current end are written.
+   */
+  private async rewrite(path: string, segments: readonly number[]): Promise<void> {
+    const rel = this.relative(path);
+    const entries: { offset: number; data: Buffer }[] = [];
+    for (const n of segments) {
+      const bytes = await readFile(join(this.dir, segmentName(n))).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+        throw error;
+      });
+      for (let entry = parseEntry(bytes, 0); entry; entry = parseEntry(bytes, entry.next)) if (entry.rel === rel) entries.push(entry);
+    }
+    const last = entries.at(-1);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, constants.O_WRONLY);
+    } catch (error) {
+      // A file that no longer exists (its run was deleted) has nothing to lose.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
     }
-    for (const n of segments) await rm(join(this.dir, segmentName(n)), { force: true });
-    await syncFolder(this.dir);
+    try {
+      if (last) {
+        const end = last.offset + last.data.length;
+        for (const e of entries) if (e.offset < end) await writeFully(handle, e.data.subarray(0, end - e.offset), e.offset);
+      }
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Raw files whose last sync failed and that wait for a rewrite; for tests and status. */
+  get suspectFiles(): string[] {
+    return [...this.suspect];
+  }
+
+  /** Segments on disk that a checkpoint has not deleted yet, the current one included; for tests. */
+  get keptSegments(): number[] {
+    return [...this.older, this.segment];
   }
 
   /** After the record sink has synced and closed its files: a last checkpoint, so a clean stop leaves no journal. */
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed || this.closing) return;
+    this.closing = true;
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
-    await this.checkpointing?.catch(() => undefined);
     while (this.writing) await this.idle;
+    // One that started before close(), or by a write drained just now: wait for it, then the last one.
+    while (this.checkpointing) await this.checkpointing.catch(() => undefined);
+    await this.checkpoint().catch((error: unknown) => log.warn(`journal checkpoint at close: ${errorMessage(error)}; it is replayed at the next start`));
     this.closed = true;
-    await this.runCheckpoint().catch((error: unknown) => log.warn(`journal checkpoint at close: ${errorMessage(error)}; it is replayed at the next start`));
   }
 }
 
@@ -321,7 +438,12 @@ async function replaySegments(dataDir: string, segments: readonly string[]): Pro
         if (file.size < entry.offset) {
           result.skipped.push(`${entry.rel}: holds ${file.size} bytes on disk but the journal's entry starts at ${entry.offset}; its later entries are not replayed`);
           files.set(path, null);
-          await file.handle.close();
+          // What earlier entries wrote back must reach the disk before their segments go.
+          try {
+            if (file.end > 0) await file.handle.datasync();
+          } finally {
+            await file.handle.close();
+          }
           continue;
         }
         await writeFully(file.handle, entry.data, entry.offset);
@@ -334,13 +456,17 @@ async function replaySegments(dataDir: string, segments: readonly string[]): Pro
         log.warn(`${segment}: ${bytes.length - at} bytes after its last whole entry were never acknowledged; dropped`);
       }
     }
-    for (const file of files.values()) {
+    const created = new Set<string>();
+    for (const [path, file] of files) {
       if (!file) continue;
       // Anything past the last entry was written and never acknowledged (a write whose journal entry failed).
       await file.handle.truncate(file.end);
       await file.handle.datasync();
+      if (file.created) created.add(dirname(path));
       result.files++;
     }
+    // A raw file the replay made again must keep its name before its segments are deleted.
+    for (const folder of created) await syncFolder(folder);
   } finally {
     for (const file of files.values()) await file?.handle.close().catch(() => undefined);
   }
@@ -353,6 +479,8 @@ interface ReplayFile {
   handle: FileHandle;
   size: number;
   end: number;
+  /** The replay made the file (a crash lost it): its folder is synced too. */
+  created: boolean;
 }
 
 /** A raw file to replay into; null (said in `skipped`) when its machine folder is gone: its run was deleted. */
@@ -362,9 +490,17 @@ async function openForReplay(path: string, rel: string, result: JournalReplay): 
     result.skipped.push(`${rel}: its folder is gone (the run was deleted)`);
     return null;
   }
-  const handle = await open(path, constants.O_RDWR | constants.O_CREAT);
+  let created = false;
+  let handle: FileHandle;
   try {
-    return { handle, size: (await handle.stat()).size, end: 0 };
+    handle = await open(path, constants.O_RDWR);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    handle = await open(path, constants.O_RDWR | constants.O_CREAT);
+    created = true;
+  }
+  try {
+    return { handle, size: (await handle.stat()).size, end: 0, created };
   } catch (error) {
     await handle.close();
     throw error;

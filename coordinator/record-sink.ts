@@ -13,8 +13,15 @@
 // records (at most MAX_OPEN_FILES at once, the least recently used idle one closed first, and
 // synced before it is closed) and its folder is made only if missing; forget() syncs, closes
 // and drops everything of a finished run.
+//
+// A checkpoint deletes journal segments only once every file they cover is on disk: a file is
+// synced through its open handle, or waits for the sync of a close in flight, and a file the
+// sink created has its folder synced too (its name must survive with its lines). A sync that
+// fails makes the file suspect to the journal, which rewrites it from its segments before
+// syncing it again (record-journal.ts). A file's line count is read from disk by one recovery
+// at a time, which its writer waits for: no truncate of a torn tail can race a write.
 import { constants, ftruncateSync, writeSync } from 'node:fs';
-import { open, mkdir, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import { validateEnvironment, validateSample } from '../shared/record-validate.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
@@ -24,6 +31,7 @@ import { cutTornLine, readJsonlFile } from '../shared/jsonl-file.ts';
 import type { Plan } from '../shared/plan.ts';
 import { RecordPlanCheck, type PlannedLines } from './record-plan-check.ts';
 import { RecordJournal, type JournalReplay } from './record-journal.ts';
+import { makeFolderDurable, syncFolder } from '../shared/atomic-file.ts';
 
 const log = createLogger('coordinator:records');
 
@@ -143,6 +151,8 @@ interface SinkFile {
    * writer), so opening the handle needs no stat.
    */
   size: number;
+  /** The one read of the file's line count from disk in flight (nextSeq), which the writer waits for too. */
+  recovering: Promise<number> | null;
   /** Resolves once the writer is idle, for forget(). */
   idle: Promise<void>;
   markIdle: () => void;
@@ -160,8 +170,10 @@ export class RecordSink {
   /** What each file holds against its run's plan. */
   readonly plans = new RecordPlanCheck();
   private journal: RecordJournal | null = null;
-  /** Files whose sync before closing failed: a checkpoint syncs them by name, and keeps its segments until that works. */
-  private readonly closedUnsynced = new Set<string>();
+  /** Syncs of closing handles in flight, by path: a checkpoint waits for them (the handle is gone, the data may not be on disk yet). */
+  private readonly closing = new Map<string, Promise<void>>();
+  /** Folders in which this sink created a raw file since the last checkpoint synced them. */
+  private readonly foldersToSync = new Set<string>();
 
   /**
    * Replay what a crash left in `dataDir`'s record journal into the raw files, then take
@@ -183,26 +195,33 @@ export class RecordSink {
     return this.journal?.checkpoint() ?? Promise.resolve();
   }
 
-  /** For a journal checkpoint: `path`'s data on disk. A file not open was synced when it was closed, or is in `closedUnsynced`. */
+  /**
+   * For a journal checkpoint: `path`'s data on disk, and its name in its folder if the sink made
+   * it. A file not open was synced when its handle closed, or its close is syncing now (waited
+   * for here: its failure is this sync's failure, and the journal then rewrites the file).
+   */
   private async syncFile(path: string): Promise<void> {
-    const f = this.files.get(path);
-    const handle = f?.handle;
-    if (!f || !handle) {
-      if (!this.closedUnsynced.has(path)) return;
-      const reopened = await open(path, constants.O_RDONLY);
+    const folder = dirname(path);
+    if (this.foldersToSync.delete(folder)) {
       try {
-        await reopened.datasync();
-      } finally {
-        await reopened.close();
+        await syncFolder(folder);
+      } catch (error) {
+        this.foldersToSync.add(folder);
+        throw error;
       }
-      this.closedUnsynced.delete(path);
-      return;
     }
+    const closing = this.closing.get(path);
+    if (closing) return closing;
+    const handle = this.files.get(path)?.handle;
+    if (!handle) return;
     try {
       await handle.datasync();
     } catch (error) {
-      // Closed meanwhile: closeHandle synced it first.
-      if (f.handle === handle) throw error;
+      // Closed meanwhile: then the close's own sync is the one that counts.
+      const closed = this.closing.get(path);
+      if (this.files.get(path)?.handle === handle) throw error;
+      if (closed) return closed;
+      throw error;
     }
   }
 
@@ -215,7 +234,7 @@ export class RecordSink {
       return f;
     }
     const empty = this.emptyFolders.has(dirname(path));
-    f = { path, next: empty ? 0 : null, queue: [], writing: false, handle: null, written: false, unjournaled: false, size: 0, idle: Promise.resolve(), markIdle: () => undefined };
+    f = { path, next: empty ? 0 : null, queue: [], writing: false, handle: null, written: false, unjournaled: false, size: 0, recovering: null, idle: Promise.resolve(), markIdle: () => undefined };
     this.files.set(path, f);
     return f;
   }
@@ -225,24 +244,28 @@ export class RecordSink {
     for (const folder of folders) this.emptyFolders.add(folder);
   }
 
-  /** The seq the file at `path` expects next. */
-  async nextSeq(path: string): Promise<number> {
+  /** The seq the file at `path` expects next (read from disk once, by one recovery at a time). */
+  nextSeq(path: string): Promise<number> {
     const f = this.file(path);
-    if (f.next === null) {
-      const recovered = await recoverFile(path);
-      if (f.unjournaled && this.journal) {
-        // A write that could not be cut back may have left lines the journal does not hold (the
-        // file was synced when its handle closed): from this length on, the journal vouches for
-        // the file again, so a replay does not cut it back to the entry before.
-        await this.journal.append([{ path, offset: recovered.bytes, data: Buffer.alloc(0) }]);
-        f.unjournaled = false;
-      }
-      // A read that finished after another one (or after a write) is not newer than what it found.
-      if (f.next === null) {
-        f.next = recovered.lines;
-        f.size = recovered.bytes;
-      }
+    if (f.next !== null) return Promise.resolve(f.next);
+    f.recovering ??= this.recover(f).finally(() => {
+      f.recovering = null;
+    });
+    return f.recovering;
+  }
+
+  /** Read the file's line count from disk, cutting a torn tail. Never runs beside a write: the writer waits for it. */
+  private async recover(f: SinkFile): Promise<number> {
+    const recovered = await recoverFile(f.path);
+    if (f.unjournaled && this.journal) {
+      // A write that could not be cut back may have left lines the journal does not hold (the
+      // file was synced when its handle closed): from this length on, the journal vouches for
+      // the file again, so a replay does not cut it back to the entry before.
+      await this.journal.append([{ path: f.path, offset: recovered.bytes, data: Buffer.alloc(0) }]);
+      f.unjournaled = false;
     }
+    f.next = recovered.lines;
+    f.size = recovered.bytes;
     return f.next;
   }
 
@@ -381,9 +404,11 @@ export class RecordSink {
       handle = await open(f.path, APPEND);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      await mkdir(dirname(f.path), { recursive: true });
+      await makeFolderDurable(dirname(f.path));
       handle = await open(f.path, APPEND);
     }
+    // An empty file may be one this open created: its name is synced with its folder before the journal forgets its lines.
+    if (f.size === 0) this.foldersToSync.add(dirname(f.path));
     f.handle = handle;
     f.written = false;
     this.openCount++;
@@ -395,12 +420,19 @@ export class RecordSink {
     if (!handle) return;
     f.handle = null;
     this.openCount--;
-    // Its unsynced writes on disk before the journal could forget them (a checkpoint syncs open files only).
+    // Its unsynced writes on disk before the journal could forget them (a checkpoint syncs open
+    // files, and waits for this sync through `closing`).
     if (f.written) {
-      await handle.datasync().catch((error: unknown) => {
-        log.error(`${f.path}: syncing before closing: ${errorMessage(error)}; the journal keeps its lines until a sync works`);
-        this.closedUnsynced.add(f.path);
-      });
+      const synced = handle.datasync();
+      this.closing.set(f.path, synced);
+      try {
+        await synced;
+      } catch (error) {
+        log.error(`${f.path}: syncing before closing: ${errorMessage(error)}; the journal keeps its lines and writes them again before the next sync`);
+        this.journal?.markSuspect(f.path);
+      } finally {
+        if (this.closing.get(f.path) === synced) this.closing.delete(f.path);
+      }
     }
     await handle.close().catch((error: unknown) => log.warn(`${f.path}: closing: ${errorMessage(error)}`));
   }
@@ -423,7 +455,7 @@ export class RecordSink {
     for (const folder of this.emptyFolders) if (folder.startsWith(prefix)) this.emptyFolders.delete(folder);
     for (const f of [...this.files.values()]) {
       if (!f.path.startsWith(prefix)) continue;
-      while (f.writing || f.queue.length > 0) await f.idle;
+      while (f.writing || f.queue.length > 0 || f.recovering) await (f.recovering ?? f.idle);
       await this.closeHandle(f);
       this.files.delete(f.path);
       this.plans.forget(f.path);

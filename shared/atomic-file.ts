@@ -3,10 +3,36 @@
 // then sync the folder. Without the two syncs a power loss can leave the new name pointing at
 // an empty or partial file (the rename reaches the disk before the data), or lose the rename
 // itself after the caller announced the new state ("saved before announced").
-import { open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
 
 let counter = 0;
+
+/** writeFileAtomic, making `path`'s folder (and its parents) first when missing, each name synced. */
+export async function writeFileAtomicIn(path: string, data: string | Uint8Array): Promise<void> {
+  await makeFolderDurable(dirname(path));
+  await writeFileAtomic(path, data);
+}
+
+/** The temporary name writeFileAtomic writes `name`'s new content to, and the pattern of every such name (the process id second). */
+const TEMPORARY = /^\..+\.(\d+)\.\d+\.tmp$/;
+
+/**
+ * Remove the temporaries that writeFileAtomic calls of another process left in `dir` (a crash
+ * between write and rename): this process's own are in flight and remove themselves. Returns
+ * the names removed; the removal is synced.
+ */
+export async function removeStaleTemporaries(dir: string): Promise<string[]> {
+  const stale = (await readdir(dir)).filter((name) => {
+    const m = TEMPORARY.exec(name);
+    return m !== null && Number(m[1]) !== process.pid;
+  });
+  for (const name of stale) await unlink(join(dir, name)).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  });
+  if (stale.length > 0) await syncFolder(dir);
+  return stale;
+}
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   // A unique name per write (two writes in flight must not rename each other's file away),
@@ -39,5 +65,22 @@ export async function syncFolder(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Make `dir` and any missing parents, each new folder's name synced into its parent, so the
+ * folder survives a power cut once this resolves (a new name is durable only once its folder
+ * is synced, whatever a later write inside it does). Resolves at once when `dir` exists.
+ */
+export async function makeFolderDurable(dir: string): Promise<void> {
+  const first = await mkdir(dir, { recursive: true });
+  if (first === undefined) return;
+  // From the folder that holds the first new one, down to `dir`'s parent.
+  const parts = relative(dirname(first), dir).split(sep);
+  let at = dirname(first);
+  for (const part of parts) {
+    await syncFolder(at);
+    at = join(at, part);
   }
 }

@@ -5,51 +5,12 @@
 // a start replays every acknowledged byte back, exactly, and nothing that was not acknowledged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scheduleSamples } from '../../agent/harness/schedule.ts';
 import { JOURNAL_DIR, RecordJournal } from '../../coordinator/record-journal.ts';
-import { RecordSink, type LineExpectations } from '../../coordinator/record-sink.ts';
-import { kernelNames } from '../../kernels/catalog.ts';
-import { parsePlan } from '../../shared/plan-validate.ts';
-import { environmentLine, loadPlan, sampleLine } from '../helpers/simulated-agent.ts';
-
-const PLAN_TEXT = `${JSON.stringify(loadPlan(96).plan)}\n`;
-const PLAN_SHA256 = createHash('sha256').update(PLAN_TEXT).digest('hex');
-const PLAN = parsePlan(JSON.parse(PLAN_TEXT), kernelNames());
-
-/** The first `count` lines of `machine`'s pages file under the tests' plan: its environment row, then samples. */
-function linesOf(machine: string, count: number): string[] {
-  const slots = scheduleSamples({ ...PLAN, kernels: PLAN.kernels as string[], arms: PLAN.arms as string[] });
-  return [environmentLine(machine, 'pages', PLAN_SHA256, PLAN), ...slots.slice(0, count - 1).map((slot, i) => sampleLine(slot, i + 1, PLAN.repeats, PLAN.jobs))];
-}
-
-const expect = (machine: string): LineExpectations => ({ planSha256: PLAN_SHA256, machine, plan: PLAN });
-const rawPath = (dir: string, machine: string): string => join(dir, 'runs', 'r1', machine, 'pages.jsonl');
-const text = (lines: readonly string[]): string => `${lines.join('\n')}\n`;
-
-/** A started sink over a new data folder with machine folders `machines`, and each machine's lines. */
-async function startSink(machines: readonly string[], count: number): Promise<{ dir: string; sink: RecordSink; lines: Map<string, string[]> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-journal-'));
-  for (const m of machines) await mkdir(join(dir, 'runs', 'r1', m), { recursive: true });
-  const sink = new RecordSink();
-  await sink.start(dir);
-  return { dir, sink, lines: new Map(machines.map((m) => [m, linesOf(m, count)])) };
-}
-
-/** Send `lines` of `machine` in batches of `size`, each acknowledged before the next. */
-async function sendAll(sink: RecordSink, dir: string, machine: string, lines: readonly string[], size: number): Promise<void> {
-  for (let from = 0; from < lines.length; from += size) {
-    const result = await sink.append(rawPath(dir, machine), { runId: 'r1', policy: 'pages', fromSeq: from, lines: lines.slice(from, from + size) }, expect(machine));
-    assert.equal(result.next, Math.min(lines.length, from + size));
-  }
-}
-
-async function segments(dir: string): Promise<string[]> {
-  return (await readdir(join(dir, JOURNAL_DIR))).filter((name) => name.endsWith('.wal'));
-}
+import { RecordSink } from '../../coordinator/record-sink.ts';
+import { expect, linesOf, rawPath, segments, sendAll, startSink, text } from '../helpers/journal-fixtures.ts';
 
 /** The data folder as a crash at this moment leaves it on disk: a copy, taken while the sink still runs. */
 async function crashCopy(dir: string): Promise<string> {

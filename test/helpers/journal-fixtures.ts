@@ -1,0 +1,48 @@
+// A record sink over a fresh data folder, with the lines of a small plan for each machine: the
+// setup the record journal's tests and the durability tests share.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scheduleSamples } from '../../agent/harness/schedule.ts';
+import { JOURNAL_DIR } from '../../coordinator/record-journal.ts';
+import { RecordSink, type LineExpectations } from '../../coordinator/record-sink.ts';
+import { kernelNames } from '../../kernels/catalog.ts';
+import { parsePlan } from '../../shared/plan-validate.ts';
+import { environmentLine, loadPlan, sampleLine } from './simulated-agent.ts';
+
+const PLAN_TEXT = `${JSON.stringify(loadPlan(96).plan)}\n`;
+export const PLAN_SHA256 = createHash('sha256').update(PLAN_TEXT).digest('hex');
+export const PLAN = parsePlan(JSON.parse(PLAN_TEXT), kernelNames());
+
+/** The first `count` lines of `machine`'s pages file under the tests' plan: its environment row, then samples. */
+export function linesOf(machine: string, count: number): string[] {
+  const slots = scheduleSamples({ ...PLAN, kernels: PLAN.kernels as string[], arms: PLAN.arms as string[] });
+  return [environmentLine(machine, 'pages', PLAN_SHA256, PLAN), ...slots.slice(0, count - 1).map((slot, i) => sampleLine(slot, i + 1, PLAN.repeats, PLAN.jobs))];
+}
+
+export const expect = (machine: string): LineExpectations => ({ planSha256: PLAN_SHA256, machine, plan: PLAN });
+export const rawPath = (dir: string, machine: string): string => join(dir, 'runs', 'r1', machine, 'pages.jsonl');
+export const text = (lines: readonly string[]): string => `${lines.join('\n')}\n`;
+
+/** A started sink over a new data folder with machine folders `machines`, and each machine's lines. */
+export async function startSink(machines: readonly string[], count: number): Promise<{ dir: string; sink: RecordSink; lines: Map<string, string[]> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-journal-'));
+  for (const m of machines) await mkdir(join(dir, 'runs', 'r1', m), { recursive: true });
+  const sink = new RecordSink();
+  await sink.start(dir);
+  return { dir, sink, lines: new Map(machines.map((m) => [m, linesOf(m, count)])) };
+}
+
+/** Send `lines` of `machine` in batches of `size`, each acknowledged before the next. */
+export async function sendAll(sink: RecordSink, dir: string, machine: string, lines: readonly string[], size: number, from = 0): Promise<void> {
+  for (; from < lines.length; from += size) {
+    const result = await sink.append(rawPath(dir, machine), { runId: 'r1', policy: 'pages', fromSeq: from, lines: lines.slice(from, from + size) }, expect(machine));
+    assert.equal(result.next, Math.min(lines.length, from + size));
+  }
+}
+
+export async function segments(dir: string): Promise<string[]> {
+  return (await readdir(join(dir, JOURNAL_DIR))).filter((name) => name.endsWith('.wal')).sort();
+}

@@ -2,9 +2,9 @@
 // campaign.json (its state, written only by coordinator/campaigns.ts, atomically). Versioned
 // and validated on the way in, like run.json: a campaign.json that does not parse is named
 // and skipped, never trusted.
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../shared/atomic-file.ts';
+import { makeFolderDurable, writeFileAtomic } from '../shared/atomic-file.ts';
 import { BenchfleetError } from '../shared/errors.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 
@@ -56,9 +56,10 @@ export class CampaignStore {
     return join(this.dir, id);
   }
 
+  /** The campaign's folder, plan and state, each name and the plan synced before campaign.json is written (what makes it a campaign). */
   async create(campaign: StoredCampaign, planText: string): Promise<void> {
-    await mkdir(this.campaignDir(campaign.campaignId), { recursive: true });
-    await writeFile(join(this.campaignDir(campaign.campaignId), 'plan.json'), planText);
+    await makeFolderDurable(this.campaignDir(campaign.campaignId));
+    await writeFileAtomic(join(this.campaignDir(campaign.campaignId), 'plan.json'), planText);
     await this.save(campaign);
   }
 

@@ -75,6 +75,8 @@ export class Campaigns {
   private readonly campaigns = new Map<string, StoredCampaign>();
   /** Per campaign, the tail of its chain of steps: one at a time, saved in order. */
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Campaigns taking a pending run that exists but was not recorded (runChanged), so one step is queued, not one per announcement. */
+  private readonly adopting = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly now: () => number;
   private readonly random: () => number;
@@ -194,7 +196,9 @@ export class Campaigns {
       if (c.state === 'finished' || c.state === 'cancelled') return;
       clearTimeout(this.timers.get(id));
       this.timers.delete(id);
-      const active = c.runs.at(-1);
+      // The pending run too: created just before a crash (or a failed save), it is in no list yet.
+      const pending = c.pendingRunId !== null && this.options.lifecycle.has(c.pendingRunId) ? c.pendingRunId : null;
+      const active = pending !== null ? { runId: pending } : c.runs.at(-1);
       await this.save({ ...c, state: 'cancelled', pendingRunId: null, nextStartAt: null, outcome: { reason: 'cancelled', message: `cancelled by a control client after ${c.runs.length} run${c.runs.length === 1 ? '' : 's'}`, notConverged: [] } });
       if (active && this.options.lifecycle.has(active.runId) && !isTerminal(this.options.lifecycle.get(active.runId).state)) await this.options.cancelRun(active.runId);
     });
@@ -207,6 +211,11 @@ export class Campaigns {
     if (id === null) return;
     const c = this.stored(id);
     const entry = c.runs.find((r) => r.runId === run.runId);
+    // Its pending run, created but not yet recorded (the step that records it failed): record it now.
+    if (!entry && c.pendingRunId === run.runId && c.state !== 'finished' && c.state !== 'cancelled' && !this.adopting.has(id)) {
+      this.adopting.add(id);
+      background(log, `campaign ${id}: taking run ${run.runId}`, this.launch(id).finally(() => this.adopting.delete(id)));
+    }
     if (entry && entry.state !== run.state) {
       entry.state = run.state;
       this.options.announce(publicView(c));
@@ -250,7 +259,14 @@ export class Campaigns {
       if (runId === null || c.state === 'finished' || c.state === 'cancelled') return;
       if (!this.options.lifecycle.has(runId)) {
         const planText = await this.store.planText(id);
-        await this.options.queueRuns(planText, c.planSha256, c.machines, 1, () => runId);
+        try {
+          await this.options.queueRuns(planText, c.planSha256, c.machines, 1, () => runId);
+        } catch (error) {
+          // Created, and only its start failed (a disk error saving an assignment): the run is the
+          // campaign's all the same, and starts when its machines are next free.
+          if (!this.options.lifecycle.has(runId)) throw error;
+          log.warn(`campaign ${id}: run ${runId} was created but could not start yet: ${errorMessage(error)}`);
+        }
       } else log.info(`campaign ${id}: run ${runId} was created before the restart; taking it`);
       const run = this.options.lifecycle.get(runId);
       await this.save({ ...c, state: 'running', pendingRunId: null, nextStartAt: null, runs: [...c.runs, { runId, state: run.state, createdAt: run.createdAt, dropped: [] }] });

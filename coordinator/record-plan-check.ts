@@ -102,6 +102,23 @@ class Draft {
   }
 }
 
+/** An environment row describes the run's plan: one that claims other rounds, repeats, jobs, seed, schedule, page size or input mode is refused. */
+function environmentAgainstPlan(record: Line, seq: number, plan: Plan): void {
+  const expected: [string, unknown][] = [
+    ['rounds', plan.rounds],
+    ['repeats', plan.repeats],
+    ['jobs', plan.jobs],
+    ['seed', plan.seed],
+    ['schedule', plan.schedule],
+    ['pageSize', plan.pageSize ?? 4096],
+  ];
+  // Rows written before input modes existed have none: only a stated one must match.
+  if (record['inputMode'] !== undefined) expected.push(['inputMode', plan.inputs ?? 'fixed']);
+  for (const [field, value] of expected) {
+    if (record[field] !== value) refuse(seq, `environment row field "${field}" is ${JSON.stringify(record[field])}, the run's plan has ${JSON.stringify(value)}`);
+  }
+}
+
 /** One line (already valid alone) taken into `state`; throws RECORD_INVALID when the plan does not allow it. */
 function take(state: Draft, record: Line, seq: number, shape: PlanShape): void {
   const policy = String(record['policy']);
@@ -109,6 +126,7 @@ function take(state: Draft, record: Line, seq: number, shape: PlanShape): void {
   if (record['type'] === 'environment') {
     const segment = typeof record['segment'] === 'number' ? record['segment'] : 0;
     if (state.segment !== null && segment <= state.segment) refuse(seq, `environment row field "segment" is ${segment}, but the file is already at segment ${state.segment}; segments only go forward`);
+    environmentAgainstPlan(record, seq, shape.plan);
     state.segment = segment;
     return;
   }

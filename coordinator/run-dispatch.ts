@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE, writeManifest } from '../analysis/raw/manifest.ts';
+import { removeStaleTemporaries } from '../shared/atomic-file.ts';
 import { background } from '../shared/background.ts';
 import { cachedPromise } from '../shared/promise-cache.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
@@ -135,6 +136,15 @@ export class RunDispatch {
     this.markLoaded();
     background(log, 'run index', this.runIndex.index());
     for (const run of this.lifecycle.list()) {
+      if (!isTerminal(run.state) && run.state !== 'delivering') {
+        // A plan lost or changed on disk: the run cannot be checked or sent, so it ends here, saying why.
+        const problem = await this.store.planProblem(run.runId, run.planSha256);
+        if (problem !== null) {
+          log.error(`run ${run.runId}: ${problem}; the run cannot go on`);
+          await this.lifecycle.failRun(run.runId, `the coordinator lost this run's plan: ${problem}`);
+          continue;
+        }
+      }
       if (run.state === 'delivering') this.finalize(run.runId);
       // Stopped while sending its plans: the machines still waiting get theirs when their agents connect.
       else if (run.state === 'assigned' || run.state === 'running') background(log, `run ${run.runId}: sending its plans again`, () => this.offerWaiting(run.runId));
@@ -516,6 +526,10 @@ export class RunDispatch {
       }
       run = await this.lifecycle.finish(runId);
     }
+    // A crash between a write and its rename left a temporary: the run folder ends without it.
+    for (const folder of [dir, ...Object.keys(run.machines).map((m) => join(dir, m))]) await removeStaleTemporaries(folder).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    });
     await writeManifest(dir);
     this.runIndex.runFinalized(runId);
     log.info(`run ${runId}: ${run.state}`);

@@ -11,11 +11,14 @@
 // copy a reader gets, announced coalesced (at most every PROGRESS_ANNOUNCE_MS per run) and saved
 // with the next real transition or lazily (PROGRESS_SAVE_MS), so a thousand machines sending a
 // progress per sample cost no run.json write and no clone of the run each.
-import { BenchfleetError } from '../shared/errors.ts';
+import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import { createLogger } from '../shared/log.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { MachineRunState, RunSummary } from '../shared/protocol/events.ts';
 import { isTerminal, parseStoredRun, RUN_SCHEMA_VERSION, type MachineState, type RunState, type StoredMachine, type StoredRun } from './run-schema.ts';
 import type { RunStore } from './run-store.ts';
+
+const log = createLogger('coordinator:runs');
 
 /** Allowed next states of one machine in a run. */
 const MACHINE_NEXT: Record<MachineState, readonly MachineState[]> = {
@@ -149,6 +152,7 @@ export class RunLifecycle {
         onSkipped(runId, error instanceof Error ? error.message : String(error));
       }
     }
+    await this.dropHalfCreatedSeries();
     // Runs saved before the queues had no seq: they take places after the others, oldest first
     // (a series by its chain of `after`, whose ids can share a creation second).
     const unplaced = [...this.runs.values()].filter((r) => r.seq === 0).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.runId.localeCompare(b.runId));
@@ -163,6 +167,22 @@ export class RunLifecycle {
     };
     for (const run of unplaced) place(run);
     this.nextSeq = seq + 1;
+  }
+
+  /**
+   * A queued run whose series' earlier run is missing was saved by a createSeries a crash cut
+   * short (it saves last first): no client was told of it, so it is removed, with the rest of its
+   * series, before anything starts it.
+   */
+  private async dropHalfCreatedSeries(): Promise<void> {
+    const orphans = (run: StoredRun): boolean => run.after !== null && !this.runs.has(run.after) && run.state === 'queued' && Object.values(run.machines).every((m) => m.state === 'queued');
+    for (let found = [...this.runs.values()].filter(orphans); found.length > 0; found = [...this.runs.values()].filter(orphans)) {
+      for (const run of found) {
+        log.warn(`run ${run.runId}: part of a series whose first run was never saved (a crash during its creation); removed, as no client was told of it`);
+        this.runs.delete(run.runId);
+        await this.store.removeFolder(run.runId);
+      }
+    }
   }
 
   list(): RunSummary[] {
@@ -233,13 +253,16 @@ export class RunLifecycle {
    * Create `count` back-to-back runs of one plan on `machines`, every machine queued: each starts
    * its part when it is free (the dispatcher asks nextInQueue). The seqs are taken in one
    * synchronous step, so two starts that come together are queued in the order they came.
+   *
+   * All or nothing: the runs are saved last first, so a series cut short by a crash is one whose
+   * first run is missing (load() removes it), and one that fails here is removed before the error.
    */
   async createSeries(planText: string, planSha256: string, machines: readonly string[], count: number, newId: () => string): Promise<RunSummary[]> {
     const runIds = Array.from({ length: count }, newId);
     const first = this.nextSeq;
     this.nextSeq += count;
     const created: StoredRun[] = [];
-    for (let i = 0; i < count; i++) {
+    for (let i = count - 1; i >= 0; i--) {
       const runId = runIds[i] as string;
       const since = this.now().toISOString();
       const stored: StoredRun = {
@@ -253,9 +276,15 @@ export class RunLifecycle {
         cancelledAt: null,
         machines: Object.fromEntries(machines.map((m) => [m, { state: 'queued', done: 0, total: 0, lines: {}, message: null, since } satisfies StoredMachine])),
       };
-      await this.store.createFolder(runId, planText, machines);
-      await this.store.saveRun(stored);
-      created.push(stored);
+      try {
+        await this.store.createFolder(runId, planText, machines);
+        await this.store.saveRun(stored);
+      } catch (error) {
+        // Removed last first too: a crash now still leaves a series without its first run.
+        for (const id of runIds.slice(i)) await this.store.removeFolder(id).catch((undo: unknown) => log.error(`run ${id}: removing a half-created series: ${errorMessage(undo)}`));
+        throw error;
+      }
+      created.unshift(stored);
     }
     for (const run of created) this.runs.set(run.runId, run);
     for (const run of created) this.announce(this.summary(run));
@@ -587,6 +616,15 @@ export class RunLifecycle {
         m.total = Math.max(m.total, files.samples);
       }
       return true;
+    });
+  }
+
+  /** A run whose stored plan is lost or is not its plan cannot go on: every machine that has not ended fails, saying why. */
+  failRun(runId: string, message: string): Promise<RunSummary> {
+    return this.change(runId, (run) => {
+      const open = Object.entries(run.machines).filter(([, m]) => !isTerminal(m.state));
+      for (const [name, m] of open) this.moveMachine(run, name, m.state === 'queued' ? 'cancelled' : 'failed', message);
+      return open.length > 0;
     });
   }
 

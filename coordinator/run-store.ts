@@ -1,9 +1,10 @@
 // The run folders on disk: DIR/runs/<runId>/ with plan.json (the plan's exact bytes), run.json
 // (the run's state, written only by the run lifecycle), and one folder per machine for its raw
 // files. This module knows paths and files, not what a run's state means.
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../shared/atomic-file.ts';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { makeFolderDurable, syncFolder, writeFileAtomic } from '../shared/atomic-file.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { StoredRun } from './run-schema.ts';
 
@@ -57,11 +58,14 @@ export class RunStore {
     return found;
   }
 
-  /** A new run folder with the plan's exact bytes and a folder per machine. */
+  /**
+   * A new run folder with the plan's exact bytes and a folder per machine, every name and the
+   * plan on disk before this resolves (a power cut must not leave a run whose plan is empty).
+   */
   async createFolder(runId: string, planText: string, machines: readonly string[]): Promise<void> {
     const dir = this.runDir(runId);
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, PLAN_FILE), planText);
+    await makeFolderDurable(dir);
+    await writeFileAtomic(join(dir, PLAN_FILE), planText);
     // All at once: a run of a thousand machines is a thousand folders, and run:start waits for
     // them. A folder found there already (a campaign's run created again after a restart) is
     // taken as it is, and is not one this call made.
@@ -77,7 +81,29 @@ export class RunStore {
         }
       }),
     );
+    if (made.some((folder) => folder !== null)) await syncFolder(dir);
     for (const folder of made) if (folder !== null) this.#madeFolders.push(folder);
+  }
+
+  /** Remove a run folder that never became a run (its series could not be created whole), the removal synced. */
+  async removeFolder(runId: string): Promise<void> {
+    const dir = this.runDir(runId);
+    this.#madeFolders = this.#madeFolders.filter((folder) => !folder.startsWith(`${dir}${sep}`));
+    for (const key of this.#rawPaths.keys()) if (key.startsWith(`${runId}\u0000`)) this.#rawPaths.delete(key);
+    await rm(dir, { recursive: true, force: true });
+    await syncFolder(this.runsDir);
+  }
+
+  /** Whether plan.json holds the plan whose SHA-256 the run names: null when it does, else what is wrong. */
+  async planProblem(runId: string, planSha256: string): Promise<string | null> {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(this.runDir(runId), PLAN_FILE));
+    } catch (error) {
+      return `its ${PLAN_FILE} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    }
+    const found = createHash('sha256').update(bytes).digest('hex');
+    return found === planSha256 ? null : `its ${PLAN_FILE} (${bytes.length} bytes, SHA-256 ${found.slice(0, 12)}) is not the run's plan (${planSha256.slice(0, 12)})`;
   }
 
   /** The machine folders createFolder made since the last call (so each holds no file but what was written since). */

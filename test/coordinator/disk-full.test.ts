@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import type { AgentToCoordinator, ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
-import { environmentRecord, sampleRecord } from '../helpers/raw-records.ts';
+import { environmentRecord, planFields, sampleRecord } from '../helpers/raw-records.ts';
 import { connectRawAgent, startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -47,7 +47,7 @@ async function startDiskRun(c: TestCoordinator, count: number): Promise<{ runId:
   const { runId, planSha256 } = started.value;
   const walls = Array.from({ length: 40 }, (_, i) => 1_000_000 + i);
   const lines = [
-    JSON.stringify(environmentRecord({ machine: 'disk', policy: 'whole', planSha256 })),
+    JSON.stringify(environmentRecord({ machine: 'disk', policy: 'whole', planSha256, ...planFields(PLAN) })),
     ...Array.from({ length: count }, (_, i) => JSON.stringify(sampleRecord({ seq: i + 1, kernel: 'xxhash32', arm: 'native', round: i + 1, policy: 'whole', walls }))),
   ];
   return { runId, lines };

@@ -119,3 +119,13 @@ test('a resumed segment may redo the round a restart interrupted, not one its se
   const again = await request<AgentToCoordinator, 'records'>(agent, 10_000, 'records', encodeRecordBatch({ runId: r.runId, policy: 'whole', fromSeq: 8, lines: [r.sample(8, redo, 'whole', { segment: 1 })] }));
   assert.deepEqual(again.ok ? null : [again.code, again.message], ['RECORD_INVALID', 'line 8: a second sample of kernel xxhash32, arm native, round 2 in segment 1; nothing of this batch was written']);
 });
+
+test('an environment row must describe the run\'s plan: a later segment\'s row claiming other rounds or another seed is refused', async () => {
+  const r = await startRun('claimer');
+  assert.deepEqual(await r.send('whole', 0, [r.env('whole'), r.sample(1, SAMPLES[0]!)]), { ok: true, next: 2 });
+  const claims = await r.send('whole', 2, [r.env('whole', { segment: 1, rounds: 1000, resumedFrom: { segment: 0, redoneRound: 1 } })]);
+  assert.deepEqual([claims.code, claims.message], ['RECORD_INVALID', 'line 2: environment row field "rounds" is 1000, the run\'s plan has 2; nothing of this batch was written']);
+  const seed = await r.send('whole', 2, [r.env('whole', { segment: 1, seed: 9, resumedFrom: { segment: 0, redoneRound: 1 } })]);
+  assert.equal(seed.message, 'line 2: environment row field "seed" is 9, the run\'s plan has 1; nothing of this batch was written');
+  assert.deepEqual(await r.send('whole', 2, [r.env('whole', { segment: 1, resumedFrom: { segment: 0, redoneRound: 1 } })]), { ok: true, next: 3 });
+});

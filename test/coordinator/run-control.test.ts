@@ -8,7 +8,8 @@ import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import type { AgentToCoordinator, ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlSocket } from '../../cli/control-client.ts';
-import { environmentRecord } from '../helpers/raw-records.ts';
+import { environmentRecord, planFields } from '../helpers/raw-records.ts';
+import type { Plan } from '../../shared/plan.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { nativePlan } from '../helpers/test-plans.ts';
@@ -75,7 +76,7 @@ test('a cancel issued while the agent is offline is recorded as cancelled and de
   assert.equal(started.ok, true, JSON.stringify(started));
   if (!started.ok) return;
   const { runId, planSha256 } = started.value;
-  const environment = JSON.stringify(environmentRecord({ machine: 'away', policy: 'whole', planSha256 }));
+  const environment = JSON.stringify(environmentRecord({ machine: 'away', policy: 'whole', planSha256, ...planFields(JSON.parse(PLAN) as Plan) }));
   assert.deepEqual(await request<AgentToCoordinator, 'records'>(agent, 5000, 'records', encodeRecordBatch({ runId, policy: 'whole', fromSeq: 0, lines: [environment] })), { ok: true, next: 1 });
   const gone = new Promise((resolve) => agent.once('disconnect', resolve));
   agent.close();

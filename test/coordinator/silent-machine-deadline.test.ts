@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';
 import type { AgentToCoordinator, ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
-import { environmentRecord } from '../helpers/raw-records.ts';
+import { environmentRecord, planFields } from '../helpers/raw-records.ts';
+import type { Plan } from '../../shared/plan.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 
 const PLAN = JSON.stringify({ name: 'silent', kernels: ['xxhash32'], arms: ['native'], policies: ['whole'], rounds: 3, repeats: 1, jobs: 1, seed: 1, schedule: 'sequential' });
@@ -26,7 +27,7 @@ test('a running machine whose online agent sends nothing of the run fails at its
   const started = await request<ControlToCoordinator, 'run:start'>(control, 10_000, 'run:start', { planText: PLAN, machines: ['usurped'] });
   if (!started.ok) return assert.fail(JSON.stringify(started));
   const { runId, planSha256 } = started.value;
-  const environment = JSON.stringify(environmentRecord({ machine: 'usurped', policy: 'whole', planSha256 }));
+  const environment = JSON.stringify(environmentRecord({ machine: 'usurped', policy: 'whole', planSha256, ...planFields(JSON.parse(PLAN) as Plan) }));
   assert.deepEqual(await request<AgentToCoordinator, 'records'>(agent, 5000, 'records', encodeRecordBatch({ runId, policy: 'whole', fromSeq: 0, lines: [environment] })), { ok: true, next: 1 });
   const failed = new Promise<RunSummary>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`run ${runId}: machine usurped did not fail within 30 s`)), 30_000);

@@ -3,6 +3,11 @@
 import type { EnvironmentRecord, RepeatTiming, SampleRecord } from '../../shared/records.ts';
 import type { Policy } from '../../shared/policies.ts';
 
+/** The fields of an environment row that must match the run's plan (the coordinator refuses a row that claims another). */
+export function planFields(plan: { rounds: number; repeats: number; jobs: number; seed: number; schedule: string; pageSize?: number }): Partial<EnvironmentRecord> {
+  return { rounds: plan.rounds, repeats: plan.repeats, jobs: plan.jobs, seed: plan.seed, schedule: plan.schedule as EnvironmentRecord['schedule'], pageSize: plan.pageSize ?? 4096 };
+}
+
 export function environmentRecord(overrides: Partial<EnvironmentRecord> = {}): EnvironmentRecord {
   return {
     type: 'environment',

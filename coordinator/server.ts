@@ -309,12 +309,12 @@ export class Coordinator {
     // connects, and socket.io drops events that arrive while no listener is attached.
     void this.registry.connected(name, facts, socket.id);
     this.events.emit('agents');
-    log.info(`agent ${name} connected (${facts.cpuModel}, ${facts.cores} cores, Node ${facts.node})`);
-    socket.on('disconnect', () => {
+    log.info(`agent ${name} connected from ${socket.handshake.address} (${facts.cpuModel}, ${facts.cores} cores, Node ${facts.node})`);
+    socket.on('disconnect', (reason) => {
       if (this.agentSockets.get(name) === socket) this.agentSockets.delete(name);
       void this.registry.disconnected(name, socket.id);
       this.events.emit('agents');
-      log.info(`agent ${name} disconnected`);
+      log.info(`agent ${name} left (${reason})`);
     });
     socket.on('records', (bytes, ack) => {
       this.registry.seen(name);

@@ -5,9 +5,22 @@
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** The level without BENCHFLEET_LOG: warn, or what the process's command chose (setDefaultLogLevel). */
+let defaultLevel: Level = 'warn';
+
+/**
+ * The level a process logs at when BENCHFLEET_LOG does not say: a long-running service (the
+ * coordinator) logs at info, so that its log says when agents come and go and runs start and
+ * end; a command that draws on the terminal (the demo) stays at warn. Call it before anything
+ * logs; loggers already made follow it too.
+ */
+export function setDefaultLogLevel(level: Level): void {
+  defaultLevel = level;
+}
+
 function configured(): { level: number; namespaces: string[] | null } {
   const raw = (process.env['BENCHFLEET_LOG'] ?? '').trim();
-  if (raw === '') return { level: order.warn, namespaces: null };
+  if (raw === '') return { level: order[defaultLevel], namespaces: null };
   if (raw in order) return { level: order[raw as Level], namespaces: null };
   return { level: order.debug, namespaces: raw.split(',').map((s) => s.trim()) };
 }
@@ -20,9 +33,12 @@ export interface Logger {
 }
 
 export function createLogger(namespace: string): Logger {
-  const { level, namespaces } = configured();
-  const enabled = (l: Level): boolean =>
-    order[l] >= order.warn || (order[l] >= level && (namespaces === null || namespaces.some((n) => namespace.startsWith(n))));
+  const { level: fromEnv, namespaces } = configured();
+  const fromDefault = (process.env['BENCHFLEET_LOG'] ?? '').trim() === '';
+  const enabled = (l: Level): boolean => {
+    const level = fromDefault ? order[defaultLevel] : fromEnv;
+    return order[l] >= order.warn || (order[l] >= level && (namespaces === null || namespaces.some((n) => namespace.startsWith(n))));
+  };
   const write = (l: Level, message: string): void => {
     if (enabled(l)) process.stderr.write(`${new Date().toISOString()} ${l} [${namespace}] ${message}\n`);
   };

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { loadToken } from '../../shared/token-file.ts';
+import { setDefaultLogLevel } from '../../shared/log.ts';
 import { DEFAULT_MACHINE_DEADLINE_HOURS } from '../../coordinator/machine-deadline.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
@@ -38,6 +39,9 @@ export const coordinatorCommand: CommandModule<object, Args> = {
       .example('BENCHFLEET_TOKEN=$(cat token) $0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet', 'serve agents on the LAN')
       .example('$0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet --agent-token-file agent.token --control-token-file control.token', 'agents cannot start or download runs'),
   handler: async (args) => {
+    // A service's log says when agents come and go, runs start and end and campaigns decide
+    // (BENCHFLEET_LOG=warn quiets it).
+    setDefaultLogLevel('info');
     const { Coordinator } = await import('../../coordinator/server.ts');
     const { tokenChecker } = await import('../../coordinator/auth.ts');
     const { startDashboard } = await import('../../coordinator/dashboard/start-dashboard.ts');

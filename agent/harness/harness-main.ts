@@ -12,6 +12,7 @@ import { harnessArgs, HARNESS_EXIT, checkIsolation, isolatedCommand, type Harnes
 import { describeLoadWait } from '../../shared/load-wait-text.ts';
 import { applyPolicyEnv } from '../../shared/plan-policy-env.ts';
 import { packPlanModules } from '../../kernels/user-module/pack.ts';
+import { checkPlanModules } from '../../kernels/user-module/prepare.ts';
 import { parsePlan, planArms, planKernels } from '../../shared/plan-validate.ts';
 import type { LoadWait } from '../../shared/records.ts';
 import { waitForLoad } from './load-wait.ts';
@@ -93,6 +94,8 @@ async function runHere(options: HarnessMainOptions): Promise<RunSummary> {
   } catch (error) {
     throw new BenchfleetError('PLAN_INVALID', `${options.plan}: ${errorMessage(error)}`);
   }
+  // A module of the plan's own that breaks the context contract is refused before the lock and the output folder.
+  checkPlanModules(plan.modules);
   if (!(options.lockWaitSeconds >= 0)) throw new BenchfleetError('USAGE', `--lock-wait must be a number of seconds >= 0, got ${options.lockWaitSeconds}`);
   // A resumed run continues the folder's files; the runner checks they are this plan's.
   if (!options.resume) prepareOutputDir(options.out);

@@ -8,8 +8,6 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
-import { moduleBytes, type UserModule } from '../../shared/plan-modules.ts';
-import { prepareUserModule } from './prepare.ts';
 
 function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -77,9 +75,4 @@ export function packPlanModules(planText: string, planPath: string): string {
     if (isObject(m) && packModule(m, base, `plan.modules[${i}]`)) changed = true;
   });
   return changed ? `${JSON.stringify(doc, null, 2)}\n` : planText;
-}
-
-/** Check every module of a validated plan against the context contract; throws MODULE_REFUSED naming what broke. */
-export function checkPlanModules(modules: readonly UserModule[] | undefined): void {
-  for (const module of modules ?? []) prepareUserModule(module, moduleBytes(module));
 }

@@ -17,7 +17,7 @@
 // Anything that breaks the contract is collected and refused in one MODULE_REFUSED error that
 // names every problem, before any sample runs.
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
-import { MAX_MODULE_PAGES, type UserModule } from '../../shared/plan-modules.ts';
+import { MAX_MODULE_PAGES, moduleBytes, type UserModule } from '../../shared/plan-modules.ts';
 import { DIRTY_MAP_BYTES } from '../dirty-map.ts';
 import { ARENA_PAGES } from '../instance.ts';
 import { exportMutableGlobals } from '../build/export-globals.ts';
@@ -268,4 +268,13 @@ export function prepareUserModule(spec: UserModule, bytes: Uint8Array): Prepared
     layout: { memoryPages: pages, inputPtr, inputCap, outputPtr, outputCap, dirtyMapPtr: hostBase },
     entryParams: entry.type.params,
   };
+}
+
+/**
+ * Check every module of a validated plan against the context contract; throws MODULE_REFUSED
+ * naming what broke. `run`, `campaign start` and `harness` call it before a plan is sent or run;
+ * a coordinator may call it on a plan it is given (it needs no files).
+ */
+export function checkPlanModules(modules: readonly UserModule[] | undefined): void {
+  for (const module of modules ?? []) prepareUserModule(module, moduleBytes(module));
 }

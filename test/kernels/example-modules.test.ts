@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kernelNames } from '../../kernels/kernel-names.ts';
-import { checkPlanModules, packPlanModules } from '../../kernels/user-module/pack.ts';
+import { packPlanModules } from '../../kernels/user-module/pack.ts';
+import { checkPlanModules } from '../../kernels/user-module/prepare.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { growsModule } from '../fixtures/wasm-modules.ts';
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,4 +46,21 @@ test('kernel run refuses a module that imports what is not declared as a stub, n
   const stubbed = await runCli([...args, '--stub', 'env.abort', '--output-at', 'out', '--output-length', '4']);
   assert.equal(stubbed.code, 0, stubbed.stderr);
   assert.match(stubbed.stdout, /^returned 294 \(0x00000126\)\n/);
+});
+
+test('run and harness refuse a plan whose module breaks the contract, naming the plan file and the problem, before connecting or writing anything', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'bf-plan-refused-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { growsModule } = await import('../fixtures/wasm-modules.ts');
+  const bytes = growsModule();
+  writeFileSync(join(dir, 'm.wasm'), bytes);
+  const module = { name: 'm', file: 'm.wasm', sha256: sha(bytes), entry: 'sum', input: { abi: 'bytes', at: 'in' }, inputs: { seed: 1, size: 4 } };
+  writeFileSync(join(dir, 'plan.json'), JSON.stringify({ arms: ['native'], policies: ['whole'], rounds: 1, repeats: 1, jobs: 1, seed: 1, modules: [module] }));
+  const run = await runCli(['run', join(dir, 'plan.json'), '--machines', 'a', '--coordinator', 'http://127.0.0.1:9']);
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /^Error \[MODULE_REFUSED\]: .*plan\.json: module "m" breaks the context contract: memory\.grow at byte \d+: the arena has a fixed size, so a module may not grow its memory\n$/);
+  const harness = await runCli(['harness', '--plan', join(dir, 'plan.json'), '--out', join(dir, 'out')]);
+  assert.equal(harness.code, 1);
+  assert.match(harness.stderr, /^Error \[MODULE_REFUSED\]: module "m" breaks the context contract: memory\.grow/);
+  assert.equal(existsSync(join(dir, 'out')), false);
 });

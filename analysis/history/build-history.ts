@@ -1,7 +1,9 @@
 // From the index's rows to a plan's history: runs in time order (marked where the plan hash
 // changed), per machine the environment of each run and what changed since its previous run,
-// per cell the series of figures and the changes the detection rule flags. Pure: the rows come
-// from coordinator/run-index/history-query.ts (or anything else of that shape).
+// per cell the series of figures and the changes the detection rule flags. The rule's family is
+// every cell of the plan on one machine, whatever is shown: `shown` (policy, kernel, arm)
+// chooses the series kept after detection, so a filter never changes a flag. Pure: the rows
+// come from coordinator/run-index/history-query.ts (or anything else of that shape).
 import { NATIVE_ARM } from '../../shared/arms.ts';
 import { detectChanges } from './change-detection.ts';
 import { ENVIRONMENT_FIELDS, type DetectionSettings, type EnvironmentChange, type HistoryEnvironment, type HistoryPoint, type HistorySeries, type HistoryView } from './history-types.ts';
@@ -15,6 +17,8 @@ export interface HistoryInput {
     niceness: number; heap_cap_mb: number | null; harness_sha256: string; corpus_sha256: string; inputs_sha256: string; load1: number; load5: number; load15: number;
   }[];
   cells: readonly { machine: string; policy: string; arm: string; kernel: string; run_key: number; speedup: number; speedup_lo: number; speedup_hi: number; rounds: number; failed: number }[];
+  /** The series to keep after detection (absent: every one). */
+  shown?: { policy?: string | undefined; kernel?: string | undefined; arm?: string | undefined };
 }
 
 const show = (v: string | number | null): string => (v === null ? 'none' : String(v));
@@ -67,11 +71,20 @@ export function buildHistory(input: HistoryInput, settings: DetectionSettings): 
   }
   const series = [...byCell.values()].sort((a, b) => compare(a.machine, b.machine) || compare(a.policy, b.policy) || compare(a.kernel, b.kernel) || compare(a.arm, b.arm));
   for (const s of series) s.points.sort((a, b) => a.run - b.run);
-  const detected = detectChanges(series.map((s) => s.points), runs.length, settings);
-  series.forEach((s, i) => {
-    s.changes = (detected[i] ?? []).map(({ cell: _cell, ...d }) => ({ ...d, environment: changesByMachine[s.machine]?.[d.at] ?? [] }));
-  });
-  return { plan: input.plan, runs, environments, environmentChanges: changesByMachine, series, settings, firstShown: input.firstShown };
+  // One family per machine: the series are sorted by machine, so each machine's are a run of them.
+  for (let from = 0; from < series.length; ) {
+    let to = from;
+    while (to < series.length && series[to]?.machine === series[from]?.machine) to++;
+    const family = series.slice(from, to);
+    const detected = detectChanges(family.map((s) => s.points), runs.length, settings);
+    family.forEach((s, i) => {
+      s.changes = (detected[i] ?? []).map(({ cell: _cell, ...d }) => ({ ...d, environment: changesByMachine[s.machine]?.[d.at] ?? [] }));
+    });
+    from = to;
+  }
+  const shown = input.shown ?? {};
+  const kept = series.filter((s) => (shown.policy === undefined || s.policy === shown.policy) && (shown.kernel === undefined || s.kernel === shown.kernel) && (shown.arm === undefined || s.arm === shown.arm));
+  return { plan: input.plan, runs, environments, environmentChanges: changesByMachine, series: kept, settings, firstShown: input.firstShown };
 }
 
 function compare(a: string, b: string): number {

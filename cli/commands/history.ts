@@ -33,14 +33,14 @@ export const historyCommand: CommandModule<object, Args> = {
     y
       .option('data', { type: 'string', demandOption: true, describe: "The coordinator's data folder (its run index is DATA/index.sqlite, built from DATA/runs if missing)" })
       .option('plan', { type: 'string', demandOption: true, describe: 'A plan hash (or its first 6+ hex digits), or a plan name: every hash of that name, marked where it changed' })
-      .option('machine', { type: 'string', describe: 'Only this machine' })
-      .option('policy', { type: 'string', describe: 'Only this policy' })
-      .option('kernel', { type: 'string', describe: 'Only this kernel' })
-      .option('arm', { type: 'string', describe: 'Only this arm (native is never shown: its figure is 1)' })
+      .option('machine', { type: 'string', describe: 'Only this machine (each machine is its own family of tests)' })
+      .option('policy', { type: 'string', describe: 'Show and gate only this policy (flags are computed over every cell of the plan on each machine all the same)' })
+      .option('kernel', { type: 'string', describe: 'Show and gate only this kernel (flags do not depend on it)' })
+      .option('arm', { type: 'string', describe: 'Show and gate only this arm (flags do not depend on it; native is never shown: its figure is 1)' })
       .option('since', { type: 'string', describe: 'Show runs created at or after this ISO date or time (earlier runs still make the first trailing windows)' })
       .option('last', { type: 'number', describe: 'Show only the last N runs (with --fail-on: gate on what they flag)' })
       .option('direction', { type: 'string', choices: ['lower-is-worse', 'higher-is-worse'] as const, default: DEFAULT_DETECTION.direction, describe: 'Which way is a regression: lower-is-worse for speedup' })
-      .option('alpha', { type: 'number', default: DEFAULT_DETECTION.alpha, describe: 'False discovery rate across the selected cells at each run (Benjamini-Hochberg); with no change anywhere, the chance that a run flags any cell' })
+      .option('alpha', { type: 'number', default: DEFAULT_DETECTION.alpha, describe: "False discovery rate across every cell of the plan on a machine at each run (Benjamini-Hochberg); with no change anywhere, about the chance that a run flags any of the machine's cells" })
       .option('window', { type: 'number', default: DEFAULT_DETECTION.window, describe: 'Most earlier runs the old level and its run-to-run variance come from' })
       .option('json', { type: 'boolean', default: false, describe: 'The whole history as JSON: runs, environments, series, flagged changes, regressions' })
       .option('csv', { type: 'boolean', default: false, describe: 'One CSV line per cell and run; the header is the first line' })
@@ -50,7 +50,7 @@ export const historyCommand: CommandModule<object, Args> = {
       .example('$0 history --data /srv/benchfleet --plan 0c7d557b --last 1 --fail-on regression', `a nightly CI gate: exit ${EXIT_GATE} when the newest run regressed in any cell`)
       .example('$0 history --data /srv/benchfleet --plan nightly --kernel sha256 --csv > sha256.csv', 'for a spreadsheet')
       .epilogue(
-        `A run is flagged when its figure (or the mean of the last 2 or 3 runs) moves in the worse direction beyond what the cell's own run-to-run variance over the trailing window explains, with the false discovery rate held at --alpha across every selected cell at each run. The detection rule and its measured false-flag rate and power are in docs/statistics.md; the index in docs/records.md. Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} --fail-on regression tripped.`,
+        `A run is flagged when its figure (or the mean of the last 2 or 3 runs) moves in the worse direction beyond what the cell's own run-to-run variance over the trailing window explains, with the false discovery rate held at --alpha across every cell of the plan on that machine at each run: --policy, --kernel and --arm choose what is shown and gated, never what is tested, so a narrow view and a broad nightly gate give the same flags. A flagged change restarts the window only once the two runs after it confirm it; if they come back, the flagged run was a one-run excursion and is left out of later windows. The detection rule and its measured false-flag rate and power are in docs/statistics.md; the index in docs/records.md. Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} --fail-on regression tripped.`,
       ),
   handler: async (args) => {
     const { regressions, renderHistory } = await import('../../analysis/history/history-render.ts');

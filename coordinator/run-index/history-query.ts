@@ -1,6 +1,8 @@
 // Reading one plan's history out of the run index: its runs in time order, each machine's
-// environment in each, and the cells the filters select. The rows go to
-// analysis/history/build-history.ts, which makes the series and runs the change detection.
+// environment in each, and every cell of the selected machines (the change detection's family
+// is every cell of the plan on a machine, whatever --policy, --kernel and --arm choose to show).
+// The rows go to analysis/history/build-history.ts, which makes the series, runs the detection
+// and keeps the series the filters show.
 import { BenchfleetError } from '../../shared/errors.ts';
 import type { RunIndex } from './run-index.ts';
 
@@ -32,7 +34,10 @@ export interface HistoryRows {
   /** Index into `runs` of the first run to show. */
   firstShown: number;
   machines: IndexMachineRow[];
+  /** Every cell of the selected machines: the detection's families. */
   cells: IndexCellRow[];
+  /** The policy, kernel and arm filters: what is shown (and gated), not what is tested. */
+  shown: { policy?: string | undefined; kernel?: string | undefined; arm?: string | undefined };
 }
 
 /** The plans in the index, newest first, for messages and the dashboard's picker. */
@@ -79,13 +84,15 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
     conditions.push(`${column} = ?`);
     params.push(value);
   }
+  const seriesWhere = (where: readonly string[]): string => `SELECT series_key, machine, policy, arm, kernel FROM series${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  type SeriesRow = { series_key: number; machine: string; policy: string; arm: string; kernel: string };
+  const matching = db.prepare<string[], SeriesRow>(seriesWhere(conditions)).all(...params);
+  // The family is every cell of the machine: only --machine narrows what is read.
+  const byMachine = filter.machine === undefined ? [] : ['machine = ?'];
   const series = new Map(
-    db
-      .prepare<string[], { series_key: number; machine: string; policy: string; arm: string; kernel: string }>(`SELECT series_key, machine, policy, arm, kernel FROM series${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`)
-      .all(...params)
-      .map((r) => [r.series_key, r]),
+    (conditions.length === byMachine.length ? matching : db.prepare<string[], SeriesRow>(seriesWhere(byMachine)).all(...(filter.machine === undefined ? [] : [filter.machine]))).map((r) => [r.series_key, r]),
   );
-  if (series.size === 0) {
+  if (matching.length === 0) {
     const known = (column: string): string => db.prepare<[], { v: string }>(`SELECT DISTINCT ${column} AS v FROM series ORDER BY v`).all().map((r) => r.v).join(', ');
     throw new BenchfleetError('USAGE', `no cell matches ${conditions.map((c, i) => `${c.replace(' = ?', '')} ${params[i] ?? ''}`).join(', ')}; the index has machines ${known('machine')}; policies ${known('policy')}`);
   }
@@ -93,7 +100,7 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
   const runKeys = [...keys].join(',');
   // A few series are ranges of the series index; every series (no filter) is the runs' ranges of the table.
   const sql =
-    conditions.length > 0
+    byMachine.length > 0
       ? `SELECT ${columns} FROM cells INDEXED BY cells_by_series WHERE series_key IN (${[...series.keys()].join(',')}) AND run_key BETWEEN ${Math.min(...keys)} AND ${Math.max(...keys)}`
       : `SELECT ${columns} FROM cells WHERE run_key IN (${runKeys})`;
   const cells: IndexCellRow[] = [];
@@ -106,5 +113,5 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
     .prepare<[], IndexMachineRow>(`SELECT * FROM run_machines WHERE run_key IN (${runKeys})`)
     .all()
     .filter((m) => filter.machine === undefined || m.machine === filter.machine);
-  return { plan: filter.plan, runs, firstShown: shownFrom - start, machines, cells };
+  return { plan: filter.plan, runs, firstShown: shownFrom - start, machines, cells, shown: { policy: filter.policy, kernel: filter.kernel, arm: filter.arm } };
 }

@@ -180,3 +180,24 @@ test('the variance prior recovers a common variance and sees when variances trul
   const spread = fitVariancePrior(df.map((d) => (Math.exp(Math.log(0.01) + rng.next() * Math.log(10)) ** 2 * chi2(d)) / d), df);
   assert.ok(spread.d0 > 0.5 && spread.d0 < 10, `d0 ${spread.d0}`);
 });
+
+test('filters choose what is shown, never what is tested: a narrowed view and another machine leave every flag as it is', () => {
+  // A small step (4%) that a one-cell family would flag far more readily than 84 cells do.
+  const one = input(21, { step: 0.96, stepAt: 20 });
+  const other = input(22);
+  const both: HistoryInput = { ...one, machines: [...one.machines, ...other.machines.map((m) => ({ ...m, machine: 'xeon' }))], cells: [...one.cells, ...other.cells.map((c) => ({ ...c, machine: 'xeon' }))] };
+  const key = (s: { machine: string; policy: string; kernel: string; arm: string }): string => `${s.machine}/${s.policy}/${s.kernel}/${s.arm}`;
+  const whole = new Map(buildHistory(both, DEFAULT_DETECTION).series.map((s) => [key(s), s.changes]));
+  assert.equal(whole.size, 168);
+  const narrowed = buildHistory({ ...both, shown: { kernel: 'kernel-07', arm: 'taskpool-2-batched' } }, DEFAULT_DETECTION);
+  assert.deepEqual(narrowed.series.map(key), ['ryzen/pages/kernel-07/taskpool-2-batched', 'xeon/pages/kernel-07/taskpool-2-batched']);
+  for (const s of narrowed.series) assert.deepEqual(s.changes, whole.get(key(s)));
+  // The family is the machine's: ryzen alone gives ryzen's flags as with xeon beside it.
+  const alone = buildHistory(one, DEFAULT_DETECTION);
+  for (const s of alone.series) assert.deepEqual(s.changes, whole.get(key(s)), key(s));
+  // Tested alone, the stepped cell is a family of one: what a filter used to do, and why it must not.
+  const stepped = alone.series.find((s) => s.kernel === 'kernel-07' && s.arm === 'taskpool-2-batched');
+  assert.ok(stepped !== undefined);
+  const single = detectChanges([stepped.points], RUNS, DEFAULT_DETECTION)[0] ?? [];
+  assert.notDeepEqual(single.map((c) => c.detectedAt), stepped.changes.map((c) => c.detectedAt), 'a family of one gives other flags');
+});

@@ -56,6 +56,6 @@ export async function historyPage(root: HTMLElement): Promise<void> {
       ? h('p', { class: 'note' }, 'No regression flagged.')
       : h('ul', { class: 'flagged' }, ...flagged.map(({ s, c }) => h('li', {}, `${s.kernel}: ${pct(c.ratio)} [${pct(c.lo)}, ${pct(c.hi)}] from run ${view.runs[c.at]?.runId ?? '?'} (q = ${c.q.toPrecision(2)})`, c.environment.length > 0 ? `; changed there: ${c.environment.map((e) => `${e.field} ${e.from.slice(0, 12)} → ${e.to.slice(0, 12)}`).join(', ')}` : ''))),
     h('figure', { class: 'chart', 'data-chart': 'history' }, h('figcaption', {}, 'Median speedup per run with its within-run interval; band: where the trailing window expects the next run; red rings: flagged regressions; dashed rules: environment changes'), chart),
-    h('p', { class: 'footer' }, `Regressions: ${view.settings.direction}, trailing window of up to ${view.settings.window} runs, false discovery rate ${view.settings.alpha} across this page's kernels at each run (docs/statistics.md).`),
+    h('p', { class: 'footer' }, `Regressions: ${view.settings.direction}, trailing window of up to ${view.settings.window} runs, false discovery rate ${view.settings.alpha} at each run across every cell of this plan on ${machine}, every policy, kernel and arm, not only those shown here, so what this page picks never changes a flag (docs/statistics.md).`),
   );
 }

@@ -77,6 +77,11 @@ export function prepareUserKernel(spec: UserModule, plan: Plan, workDir: string,
   if (digest !== spec.sha256) throw new BenchfleetError('MODULE_REFUSED', `module "${spec.name}": its bytes have SHA-256 ${digest}, but the plan pins ${spec.sha256}; nothing was compiled`);
   const prepared = prepareUserModule(spec, bytes);
   const module = new WebAssembly.Module(prepared.plain);
+  try {
+    instantiateKernel(module);
+  } catch (error) {
+    throw new BenchfleetError('MODULE_REFUSED', `module "${spec.name}" cannot be instantiated: ${errorMessage(error)}`);
+  }
   const tracked = plan.policies.includes('tracked');
   const trackedModule = tracked ? new WebAssembly.Module(prepared.tracked) : null;
   const inputs = moduleInputs(spec, plan, prepared.entryParams);

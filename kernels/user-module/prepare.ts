@@ -19,7 +19,7 @@
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { MAX_MODULE_PAGES, moduleBytes, type UserModule } from '../../shared/plan-modules.ts';
 import { DIRTY_MAP_BYTES } from '../dirty-map.ts';
-import { ARENA_PAGES } from '../instance.ts';
+import { ARENA_PAGES, instantiateKernel } from '../instance.ts';
 import { exportMutableGlobals } from '../build/export-globals.ts';
 import { instrumentStores, type InstrumentStats } from '../build/instrument-stores.ts';
 import { sleb, uleb } from '../build/leb128.ts';
@@ -276,5 +276,13 @@ export function prepareUserModule(spec: UserModule, bytes: Uint8Array): Prepared
  * a coordinator may call it on a plan it is given (it needs no files).
  */
 export function checkPlanModules(modules: readonly UserModule[] | undefined): void {
-  for (const module of modules ?? []) prepareUserModule(module, moduleBytes(module));
+  for (const module of modules ?? []) {
+    const prepared = prepareUserModule(module, moduleBytes(module));
+    // Instantiation runs the module's start function: one that traps would stop every sample.
+    try {
+      instantiateKernel(new WebAssembly.Module(prepared.plain));
+    } catch (error) {
+      throw moduleError(`module "${module.name}" cannot be instantiated: ${errorMessage(error)}`);
+    }
+  }
 }

@@ -20,7 +20,7 @@ import { packPlanModules } from '../../kernels/user-module/pack.ts';
 import type { Plan } from '../../shared/plan.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import type { EnvironmentRecord, SampleRecord } from '../../shared/records.ts';
-import { callsStubModule, integersModule, sumModule } from '../fixtures/wasm-modules.ts';
+import { callsStubModule, integersModule, sumModule, trapsAtStartModule } from '../fixtures/wasm-modules.ts';
 
 const PLANS = fileURLToPath(new URL('../../deploy/plans/', import.meta.url));
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -130,7 +130,7 @@ test('a module that traps or leaks state fails its own samples with the reason; 
   assert.equal(by('leaks', 'taskpool-1-batched')?.ok, true);
 });
 
-test('the agent checks the carried bytes against the pinned SHA-256 before compiling anything', () => {
+test('the agent checks the carried bytes against the pinned SHA-256 before compiling anything, and refuses a module that cannot be instantiated', () => {
   const bytes = sumModule();
   const plan = parsePlan({ arms: ['native'], policies: ['whole'], rounds: 1, repeats: 1, jobs: 1, seed: 1, modules: [{ name: 'sum', sha256: sha(bytes), wasm: Buffer.from(bytes).toString('base64'), entry: 'sum', input: { abi: 'bytes', at: 'in' }, inputs: { seed: 1, size: 8 } }] }, kernelNames());
   const spec = plan.modules?.[0];
@@ -140,6 +140,9 @@ test('the agent checks the carried bytes against the pinned SHA-256 before compi
     code: 'MODULE_REFUSED',
     message: `module "sum": its bytes have SHA-256 ${sha(other)}, but the plan pins ${sha(bytes)}; nothing was compiled`,
   });
+  // A module whose start function traps never gets to a sample either.
+  const traps = trapsAtStartModule();
+  assert.throws(() => prepareUserKernel({ ...spec, sha256: sha(traps), wasm: Buffer.from(traps).toString('base64') }, plan, tmpdir()), { code: 'MODULE_REFUSED', message: /^module "sum" cannot be instantiated: .*unreachable/ });
 });
 
 test('an integers-ABI module runs its argument lists under all five policies, each job checked against a fresh instance of its own list', async (t) => {

@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto';
 import { kernelNames } from '../../kernels/kernel-names.ts';
 import { inspectModule } from '../../kernels/wasm-inspect.ts';
 import { instantiateKernel, runOnce } from '../../kernels/instance.ts';
-import { prepareUserModule } from '../../kernels/user-module/prepare.ts';
+import { checkPlanModules, prepareUserModule } from '../../kernels/user-module/prepare.ts';
 import type { UserModule } from '../../shared/plan-modules.ts';
 import { MAX_MODULE_BYTES } from '../../shared/plan-modules.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
-import { bigModule, callsStubModule, growsModule, integersModule, memorylessModule, sumModule } from '../fixtures/wasm-modules.ts';
+import { bigModule, callsStubModule, growsModule, integersModule, memorylessModule, sumModule, trapsAtStartModule } from '../fixtures/wasm-modules.ts';
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 const b64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
@@ -103,4 +103,10 @@ test('the plan validator checks a module\'s fields, its pinned SHA-256 and the s
   // Beside built-in kernels, the module's name joins them in the plan's kernels for records and reports.
   const both = parsePlan(planDoc([sumSpec(bytes)], { kernels: ['sha256'] }), kernelNames());
   assert.deepEqual(both.kernels, ['sha256']);
+});
+
+test('a module whose start function traps is refused when the plan is checked, with the trap', () => {
+  const bytes = trapsAtStartModule();
+  assert.ok(prepareUserModule(sumSpec(bytes), bytes).plain.length > 0, 'its bytes keep the contract');
+  assert.throws(() => checkPlanModules([sumSpec(bytes)]), { code: 'MODULE_REFUSED', message: /^module "sum" cannot be instantiated: .*unreachable/ });
 });

@@ -1,4 +1,5 @@
-// `benchfleet agents forget NAME`: a machine retired from the fleet leaves `status` and the
+// `benchfleet agents`: the coordinator's agents (as `status` lists them); `benchfleet agents
+// forget NAME`: a machine retired from the fleet leaves `status` and the
 // Fleet page. Its runs and their files stay. Refused while the agent is online (it would only
 // come back at its next connect) or while a run still needs it. The coordinator also forgets
 // agents by itself: offline for more than FORGET_AFTER_DAYS, or the oldest beyond MAX_AGENTS.
@@ -33,9 +34,22 @@ const forgetCommand: CommandModule<object, ForgetArgs> = {
   },
 };
 
-export const agentsCommand: CommandModule = {
-  command: 'agents <action>',
-  describe: 'Manage the coordinator\'s list of agents (`agents forget NAME`)',
-  builder: (y: Argv) => y.command(forgetCommand as unknown as CommandModule).demandCommand(1, 'Name an action: forget'),
-  handler: () => undefined,
+interface ListArgs extends ConnectionArgs { json: boolean }
+
+/** `benchfleet agents` alone: the list, as `status` shows it (an action is not needed to look). */
+export const agentsCommand: CommandModule<object, ListArgs> = {
+  command: 'agents',
+  describe: 'List the coordinator\'s agents, or manage the list (`agents forget NAME`)',
+  builder: (y: Argv) => connectionOptions(y.command(forgetCommand as unknown as CommandModule).option('json', { type: 'boolean', default: false, describe: 'Print the agents as JSON' })),
+  handler: async (args) => {
+    const [{ connectControl }, { agentTable }] = await Promise.all([import('../control-client.ts'), import('../agent-table.ts')]);
+    const socket = await connectControl(args);
+    try {
+      const { agents } = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));
+      if (args.json) printJson(agents);
+      else printLine(agentTable(agents));
+    } finally {
+      socket.close();
+    }
+  },
 };

@@ -5,11 +5,10 @@ import { request } from '../../shared/protocol/request.ts';
 import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
+import { agentTable } from '../agent-table.ts';
 import { machineStateText } from '../../shared/queue-place.ts';
 import { summarizedText } from '../../shared/summarized-text.ts';
 
-/** What an empty fleet says instead of empty table headers: how to add the first machine. */
-export const NO_AGENT = 'no agent has connected; start one on each machine with: npx benchfleet agent --coordinator URL --name NAME (token in $BENCHFLEET_TOKEN or --token-file)';
 
 interface Args extends ConnectionArgs { json: boolean }
 
@@ -24,13 +23,7 @@ export const statusCommand: CommandModule<object, Args> = {
       const status = unwrap(await request<ControlToCoordinator, 'status'>(socket, 10_000, 'status'));
       if (args.json) return printJson(status);
       printLine('Agents');
-      if (status.agents.length === 0) printLine(NO_AGENT);
-      else printLine(
-        formatTable(
-          ['name', 'state', 'cpu', 'cores', 'node', 'load (1m)', 'last seen'],
-          status.agents.map((a) => [a.name, a.runId ? `${a.state} ${a.runId}` : a.state, a.facts.cpuModel, String(a.facts.cores), a.facts.node, a.load[0].toFixed(2), a.lastSeen]),
-        ),
-      );
+      printLine(agentTable(status.agents));
       printLine();
       printLine('Runs');
       if (status.runs.length === 0) printLine('no run yet; start one with: npx benchfleet run PLAN --machines NAME[,NAME...] --follow');

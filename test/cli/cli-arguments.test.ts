@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NO_AGENT } from '../../cli/commands/status.ts';
+import { NO_AGENT } from '../../cli/agent-table.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
 import { tempDirSync } from '../helpers/temp-dir.ts';
@@ -99,6 +99,10 @@ test('`benchfleet status` of an empty fleet says how to start an agent and a run
     agent.child.kill('SIGTERM');
     assert.equal((await agent.exited).code, 0, agent.output());
     assert.deepEqual(agent.output().match(/^\[agent cli-agent\] stopped$/gm), ['[agent cli-agent] stopped'], agent.output());
+    // `agents` alone lists them, "last seen" as the dashboard says it, not an ISO time.
+    const listed = await runCli(['agents', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^name +state +cpu +cores +node +load \(1m\) +last seen\n[- ]+\ncli-agent +offline +.+ +(just now|\d+ s ago)\n$/);
     // The stopped machine, retired: `agents forget` takes it off the list.
     const forgot = await runCli(['agents', 'forget', 'cli-agent', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
     assert.equal(forgot.code, 0, forgot.stderr);

@@ -10,7 +10,7 @@ import { inspectModule } from '../../kernels/wasm-inspect.ts';
 import { instantiateKernel, runOnce } from '../../kernels/instance.ts';
 import { checkPlanModules, prepareUserModule } from '../../kernels/user-module/prepare.ts';
 import type { UserModule } from '../../shared/plan-modules.ts';
-import { MAX_MODULE_BYTES } from '../../shared/plan-modules.ts';
+import { MAX_CARRIED_BYTES, MAX_MODULE_BYTES } from '../../shared/plan-modules.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { bigModule, callsStubModule, growsModule, integersModule, memorylessModule, sumModule, trapsAtStartModule } from '../fixtures/wasm-modules.ts';
 
@@ -93,6 +93,10 @@ test('the plan validator checks a module\'s fields, its pinned SHA-256 and the s
   assert.throws(() => parsePlan(planDoc([lie]), kernelNames()), { code: 'PLAN_INVALID', message: `plan.modules[0].wasm has SHA-256 ${sha(bytes)}, but the plan pins ${'a'.repeat(64)}` });
   const big = bigModule(MAX_MODULE_BYTES);
   assert.throws(() => parsePlan(planDoc([sumSpec(big)]), kernelNames()), { message: `plan.modules[0].wasm is ${big.length} bytes; a plan carries at most ${MAX_MODULE_BYTES}` });
+  // Each module within its bound, but together over what one plan may carry.
+  const half = bigModule(MAX_CARRIED_BYTES / 2);
+  const twoHalves = [{ ...sumSpec(half), name: 'a' }, { ...sumSpec(half), name: 'b' }];
+  assert.throws(() => parsePlan(planDoc(twoHalves), kernelNames()), { message: `plan.modules[1] brings the modules and input files the plan carries to ${2 * half.length} bytes; at most ${MAX_CARRIED_BYTES} in one plan` });
   const { wasm: _, ...unpacked } = sumSpec(bytes);
   assert.throws(() => parsePlan(planDoc([unpacked]), kernelNames()), { message: /^plan\.modules\[0\]\.wasm is missing: the plan must carry the bytes as base64/ });
   assert.throws(() => parsePlan(planDoc([{ ...sumSpec(bytes), name: 'sha256' }]), kernelNames()), { message: 'plan.modules[0].name "sha256" is a built-in kernel\'s name; give the module its own' });

@@ -40,7 +40,7 @@ export function runsChart(comparison: Comparison, width: number): Element {
   const marks: Plot.Markish[] = [
     Plot.barX(bands, { y: 'kernel', x1: (b: Band) => clamp(b.lo), x2: (b: Band) => clamp(b.hi), fx: 'policy', fy: 'machine', fill: '#c9d7ea', insetTop: 1, insetBottom: 1, className: 'run-band' }),
     // The band's ends as text at the right of its row: they may lie far outside the axis.
-    Plot.text(bands, { y: 'kernel', x: domain[1], fx: 'policy', fy: 'machine', text: (b: Band) => `${fmt(b.lo)}-${fmt(b.hi)}`, textAnchor: 'end', fontSize: 9, fill: '#223', stroke: 'white', strokeWidth: 3, className: 'band-ends' }),
+    Plot.text(bands, { y: 'kernel', x: domain[1], fx: 'policy', fy: 'machine', text: (b: Band) => `${fmt(b.lo)}-${fmt(b.hi)}`, textAnchor: 'end', fontSize: 10, fill: '#223', stroke: 'white', strokeWidth: 3, className: 'band-ends' }),
   ];
   order.forEach((run, i) => {
     const mine = runs.filter((p) => p.run === run);

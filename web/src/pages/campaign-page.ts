@@ -5,15 +5,18 @@
 import type { CampaignSummary } from '../../../shared/protocol/campaign.ts';
 import { getJson } from '../api.ts';
 import { campaignRunsChart, campaignWidthChart } from '../charts/campaign-charts.ts';
-import { h, pageLink, replace } from '../dom.ts';
+import { contentWidth, h, pageLink, replace, scrollBox } from '../dom.ts';
 import { formatTime } from '../format.ts';
 import { live } from '../live.ts';
 
 const pct = (f: number): string => `±${(f * 100).toFixed(f < 0.1 ? 1 : 0)}%`;
 
 function render(root: HTMLElement, c: CampaignSummary): void {
-  const width = Math.max(480, Math.min(1200, root.clientWidth || 960));
-  const state = c.outcome ? `${c.state}: ${c.outcome.message}` : c.state === 'waiting' ? `waiting: run ${c.runs.length + 1} starts at ${formatTime(c.nextStartAt)}` : `running run ${c.runs.length}`;
+  // Drawn at the width it is shown at: a chart drawn wider and scaled down to a phone's screen
+  // had 7 px labels.
+  const width = Math.max(280, Math.min(1200, contentWidth(root, 960)));
+  // The badge says the state; the words beside it say only what the badge does not.
+  const state = c.outcome ? c.outcome.message : c.state === 'waiting' ? `run ${c.runs.length + 1} starts at ${formatTime(c.nextStartAt)}` : `run ${c.runs.length} under way`;
   replace(
     root,
     h('h2', {}, `Campaign ${c.campaignId}`),
@@ -26,14 +29,16 @@ function render(root: HTMLElement, c: CampaignSummary): void {
     h('h3', {}, 'The widest cell, run by run'),
     c.bands.some((b) => b.widest !== null) ? h('figure', { class: 'chart' }, campaignWidthChart(c, width)) : h('p', { class: 'empty' }, 'An interval across runs needs two runs; the rule is checked from the third.'),
     h('h3', {}, 'Runs'),
-    h(
-      'table',
-      { class: 'runs' },
-      h('thead', {}, h('tr', {}, ...['#', 'run', 'state', 'machines that dropped out'].map((t) => h('th', {}, t)))),
-      h('tbody', {}, ...c.runs.map((r, i) => h('tr', { 'data-run': r.runId }, h('td', {}, String(i + 1)), h('td', {}, pageLink(r.runId, 'runs', r.runId)), h('td', {}, h('span', { class: `badge state-${r.state}` }, r.state)), h('td', {}, r.dropped.map((d) => `${d.machine} ${d.state}${d.message ? ` (${d.message})` : ''}`).join('; ') || '-')))),
+    scrollBox(
+      h(
+        'table',
+        { class: 'runs' },
+        h('thead', {}, h('tr', {}, ...['#', 'run', 'state', 'machines that dropped out'].map((t) => h('th', {}, t)))),
+        h('tbody', {}, ...c.runs.map((r, i) => h('tr', { 'data-run': r.runId }, h('td', {}, String(i + 1)), h('td', {}, pageLink(r.runId, 'runs', r.runId)), h('td', {}, h('span', { class: `badge state-${r.state}` }, r.state)), h('td', {}, r.dropped.map((d) => `${d.machine} ${d.state}${d.message ? ` (${d.message})` : ''}`).join('; ') || '-')))),
+      ),
     ),
     h('h3', {}, 'Cells'),
-    h(
+    scrollBox(h(
       'table',
       { class: 'runs cells' },
       h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'across runs [95%]', 'half-width', 'run sd', 'verdict', 'runs'].map((t) => h('th', {}, t)))),
@@ -55,7 +60,7 @@ function render(root: HTMLElement, c: CampaignSummary): void {
           ),
         ),
       ),
-    ),
+    )),
   );
 }
 

@@ -2,7 +2,7 @@
 // progress, live from the `/ui` namespace's `campaign` events.
 import type { CampaignSummary } from '../../../shared/protocol/campaign.ts';
 import { getJson } from '../api.ts';
-import { h, pageLink, replace } from '../dom.ts';
+import { h, pageLink, replace, scrollBox } from '../dom.ts';
 import { formatTime } from '../format.ts';
 import { live } from '../live.ts';
 
@@ -30,7 +30,7 @@ export async function campaignsPage(root: HTMLElement): Promise<void> {
       body,
       shown.length === 0
         ? h('p', { class: 'empty' }, 'No campaigns yet: start one with `benchfleet campaign start PLAN --machines a,b --until 5%`.')
-        : h('table', { class: 'runs campaigns' }, h('thead', {}, h('tr', {}, ...['campaign', 'plan', 'machines', 'state', 'runs', 'stop rule', 'started'].map((t) => h('th', {}, t)))), h('tbody', {}, ...shown.map(row))),
+        : scrollBox(h('table', { class: 'runs campaigns' }, h('thead', {}, h('tr', {}, ...['campaign', 'plan', 'machines', 'state', 'runs', 'stop rule', 'started'].map((t) => h('th', {}, t)))), h('tbody', {}, ...shown.map(row)))),
     );
   };
   replace(root, h('h2', {}, 'Campaigns'), body);

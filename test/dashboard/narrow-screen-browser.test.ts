@@ -1,0 +1,94 @@
+// Every dashboard page and the HTML report on a 390 px phone screen in Chromium: the page is
+// never wider than the screen (wide tables scroll in their own boxes) and no chart text is
+// smaller than 10 px as drawn (a chart drawn wider than its box and scaled down shrinks its
+// labels: the Campaign page's were 7 px). A real coordinator and dashboard in this process over
+// stored runs of one plan (so History has a series), a stored campaign of those runs, and the
+// HTML report of one run made by the CLI.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
+import { compareCampaignRuns } from '../../analysis/campaign/campaign-compare.ts';
+import { cellProgress } from '../../analysis/campaign/stop-rule.ts';
+import { tokenChecker } from '../../coordinator/auth.ts';
+import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../coordinator/campaign-store.ts';
+import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
+import { Coordinator } from '../../coordinator/server.ts';
+import { launchBrowser, watchedPage } from '../helpers/browser.ts';
+import { runCli } from '../helpers/run-cli.ts';
+import { writeFinishedRun } from '../helpers/stored-runs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const WIDTH = 390;
+const CAMPAIGN = '20261201-120000-narrow';
+
+/** The widest the page is, and each chart text drawn smaller than 10 px (its text and size). */
+async function measure(page: Page): Promise<{ scrollWidth: number; innerWidth: number; small: string[] }> {
+  return page.evaluate(`(() => {
+    const small = [];
+    for (const t of document.querySelectorAll('svg text')) {
+      const box = t.getBoundingClientRect();
+      if (box.width === 0 || t.textContent.trim() === '') continue;
+      const size = parseFloat(getComputedStyle(t).fontSize) * Math.abs(t.getScreenCTM().a);
+      if (size < 9.95) small.push(t.textContent.trim() + ' ' + size.toFixed(1) + ' px');
+    }
+    return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, small };
+  })()`);
+}
+
+test('every dashboard page and the HTML report fit a 390 px screen with chart text of 10 px or more', { timeout: 300_000 }, async (t) => {
+  const dir = await tempDir(t, 'bf-narrow-');
+  const spec = { planName: 'narrow study', machines: ['ryzen', 'm2pro'], policies: ['whole' as const, 'pages' as const], kernels: ['aes-cbc-decrypt', 'sha256', 'xxhash32'], arms: ['native', 'taskpool-4-batched', 'taskpool-8-batched'], rounds: 4, repeats: 2 };
+  const runIds: string[] = [];
+  for (let i = 0; i < 6; i++) runIds.push(await writeFinishedRun(dir, { ...spec, seed: 20 + i, shift: [0, 0.02, -0.03, 0.01, 0.04, -0.01][i] ?? 0, createdAt: `2026-11-2${i}T02:00:00.000Z` }));
+  // A finished campaign of the last three runs, its cells and bands as the coordinator computes them.
+  const folders = runIds.slice(3).map((id) => ({ dir: join(dir, 'runs', id), completed: spec.machines }));
+  const bands = [];
+  for (let n = 2; n <= folders.length; n++) {
+    const cells = cellProgress(await compareCampaignRuns(folders.slice(0, n), { target: 0.05 }), 0.05, null);
+    bands.push({ runs: n, widest: Math.max(...cells.map((c) => c.halfWidth ?? 0)), cells: cells.flatMap((c) => (c.across ? [{ machine: c.machine, policy: c.policy, kernel: c.kernel, median: c.across.median, lo: c.across.lo, hi: c.across.hi }] : [])) });
+  }
+  const cells = cellProgress(await compareCampaignRuns(folders, { target: 0.05 }), 0.05, null);
+  const campaign: StoredCampaign = {
+    schema: CAMPAIGN_SCHEMA_VERSION, campaignId: CAMPAIGN, planName: spec.planName, planSha256: 'f'.repeat(64), machines: spec.machines, createdAt: '2026-11-23T02:00:00.000Z',
+    rule: { runs: 3, until: 0.05, maxRuns: 3, maxHours: null, spacingMs: 0, jitterMs: 0, kernels: null, arm: null },
+    state: 'finished', runs: runIds.slice(3).map((runId) => ({ runId, state: 'completed', createdAt: '2026-11-23T02:00:00.000Z', dropped: [] })), nextStartAt: null,
+    progress: 'widest cell ±5.1%, target ±5.0%', cells, bands,
+    outcome: { reason: 'max-runs', message: 'stopped at --max-runs 3 without converging', notConverged: [] }, pendingRunId: null, evaluatedRuns: 3,
+  };
+  await new CampaignStore(dir).create(campaign, '{}');
+  const report = join(dir, 'report.html');
+  const cli = await runCli(['report', join(dir, 'runs', runIds[0] as string), '--html', report]);
+  assert.equal(cli.code, 0, cli.stderr);
+
+  const token = randomBytes(16).toString('hex');
+  const coordinator = new Coordinator({ host: '127.0.0.1', port: 0, dataDir: dir, token });
+  await coordinator.start();
+  t.after(() => coordinator.close());
+  const dashboard = await startDashboard(coordinator, { host: '127.0.0.1', port: 0 }, tokenChecker(token));
+  t.after(() => dashboard.close());
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: WIDTH, height: 800 } });
+  const { page, errors } = await watchedPage(context);
+  await page.goto(dashboard.oneTimeLoginUrl('/fleet'));
+  await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+  const pages = ['/fleet', '/runs', `/runs/${runIds[0] as string}`, '/compare', `/compare?runs=${runIds.slice(0, 3).join(',')}`, '/campaigns', `/campaigns/${CAMPAIGN}`, '/history'];
+  const problems: string[] = [];
+  for (const path of pages) {
+    await page.goto(`${dashboard.url}${path}`);
+    await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+    const m = await measure(page);
+    if (m.scrollWidth > m.innerWidth) problems.push(`${path} is ${m.scrollWidth} px wide on a ${m.innerWidth} px screen`);
+    if (m.small.length > 0) problems.push(`${path} has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}${m.small.length > 5 ? ` and ${m.small.length - 5} more` : ''}`);
+  }
+  await page.goto(pathToFileURL(report).href);
+  await page.waitForSelector('body[data-ready]');
+  const m = await measure(page);
+  if (m.scrollWidth > m.innerWidth) problems.push(`the HTML report is ${m.scrollWidth} px wide on a ${m.innerWidth} px screen`);
+  if (m.small.length > 0) problems.push(`the HTML report has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}`);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(errors, []);
+});

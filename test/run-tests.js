@@ -9,7 +9,7 @@
 // Other arguments are passed on: `npm run test:unit -- --test-name-pattern=lz4`.
 // Set BENCHFLEET_TEST_FILTER=substring to run only the matching files (of the tier, if one is named).
 // Test files named as arguments (paths ending in .test.ts) run instead of the whole walk:
-// `node test/run-tests.js test/shared/prng.test.ts test/shared/jsonl-file.test.ts`.
+// `node test/run-tests.js test/shared/jsonl-file.test.ts test/shared/atomic-file.test.ts`.
 //
 // Files of a tier run side by side (CONCURRENCY below; `-- --test-concurrency=N` or
 // BENCHFLEET_TEST_CONCURRENCY=N sets every tier's). Unit files mostly wait on child processes,
@@ -21,8 +21,8 @@
 // names what is left and fails if anything is, then removes it. Its own folder, not a look at the
 // shared one, so that two suites running at once (two engineers, two CI jobs) cannot blame each
 // other. test/helpers/temp-dir.ts makes folders that remove themselves.
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,11 @@ const tier = tierArg?.slice('--tier='.length);
 const list = args.includes('--list');
 const named = args.filter((a) => !a.startsWith('-') && a.endsWith('.test.ts'));
 const passed = args.filter((a) => a !== tierArg && a !== '--list' && !named.includes(a));
+const missing = named.filter((f) => !existsSync(f));
+if (missing.length > 0) {
+  console.error(`no such test file: ${missing.join(', ')}`);
+  process.exit(2);
+}
 if (tier !== undefined && !ORDER.includes(tier)) {
   console.error(`unknown test tier "${tier}"; tiers are ${ORDER.join(', ')}`);
   process.exit(2);
@@ -101,19 +106,47 @@ for (const name of [`tsx-${userInfo().uid}`, 'benchfleet-workers']) {
     // No link (a file system without symlinks): the cache is built in the run's folder and checked like the rest.
   }
 }
+/** The netns tests' logs, kept on purpose with BENCHFLEET_KEEP_NETNS_LOGS=1: moved to the usual folder, not a leftover. */
+function keptNetnsLogs(name) {
+  if (!process.env.BENCHFLEET_KEEP_NETNS_LOGS || !name.startsWith('benchfleet-netns-')) return false;
+  renameSync(join(runTmp, name), join(usualTmp, name));
+  console.error(`netns logs kept in ${join(usualTmp, name)}`);
+  return true;
+}
 /** tsx's cache of a child run as another user (tsx-65534 for nobody): a cache, not a test's file. */
 const otherUsersTsxCache = (name) => /^tsx-[0-9]+$/.test(name);
 const env = { ...process.env, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp };
 
+/** The tier's `node --test` now running; Ctrl-C or a SIGTERM stops it, and the run still removes its folder. */
+let current = null;
+let interrupted = null;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    interrupted = signal;
+    current?.kill(signal);
+  });
+}
+function runNodeTest(args) {
+  return new Promise((done) => {
+    current = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env });
+    current.on('exit', (code) => done({ status: code }));
+    current.on('error', (error) => {
+      console.error(`cannot start node --test: ${error.message}`);
+      done({ status: 1 });
+    });
+  });
+}
+
 let status = 0;
 try {
   for (const t of ORDER) {
+    if (interrupted) break;
     const tierFiles = files.filter((f) => tierOf(f) === t);
     if (tierFiles.length === 0) continue;
     const concurrency = concurrencyGiven ? [] : [`--test-concurrency=${concurrencyEnv ?? CONCURRENCY[t]}`];
-    const result = spawnSync(process.execPath, [...hook, '--test', '--test-reporter=spec', ...concurrency, ...passed, ...tierFiles], { cwd: root, stdio: 'inherit', env });
+    const result = await runNodeTest([...hook, '--test', '--test-reporter=spec', ...concurrency, ...passed, ...tierFiles]);
     if (result.status !== 0) status = result.status ?? 1;
-    const left = readdirSync(runTmp).filter((name) => !ours.has(name) && !otherUsersTsxCache(name));
+    const left = readdirSync(runTmp).filter((name) => !ours.has(name) && !otherUsersTsxCache(name) && !keptNetnsLogs(name));
     if (left.length > 0) {
       console.error(`\nthe ${t} tier left ${left.length} file(s) or folder(s) in its temporary folder ${runTmp}; each test must remove what it makes (test/helpers/temp-dir.ts):\n${left.sort().map((name) => `  ${name}`).join('\n')}`);
       status = status || 1;
@@ -123,4 +156,4 @@ try {
 } finally {
   rmSync(runTmp, { recursive: true, force: true });
 }
-process.exit(status);
+process.exit(interrupted ? 130 : status);

@@ -43,8 +43,17 @@ const log = createLogger('coordinator:journal');
 export const JOURNAL_DIR = 'journal';
 /** A segment past this size is checkpointed (its raw files synced, then it is deleted). */
 export const SEGMENT_BYTES = 64 * 1024 * 1024;
-/** A segment is checkpointed once it is this old (a timer after its first write), so a quiet coordinator keeps no journal. */
-export const CHECKPOINT_MS = 60_000;
+/**
+ * A segment is checkpointed once it is this old (a timer after its first write), so a quiet
+ * coordinator keeps no journal. BENCHFLEET_CHECKPOINT_MS shortens it (the power-cut tests cut
+ * during checkpoints that way); a value that is not a positive integer is ignored.
+ */
+export const CHECKPOINT_MS = checkpointMs(process.env['BENCHFLEET_CHECKPOINT_MS']);
+
+function checkpointMs(value: string | undefined): number {
+  const n = Number(value);
+  return value !== undefined && Number.isSafeInteger(n) && n > 0 ? n : 60_000;
+}
 /** Raw files synced at once by a checkpoint: two of libuv's four pool threads, the journal's writes keep the others. */
 const SYNCS_AT_ONCE = 2;
 

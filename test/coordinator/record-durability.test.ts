@@ -151,3 +151,27 @@ test('reading a line count and writing a batch never overlap: a late cut of a to
   assert.equal(await readFile(rawPath(dir, 'a'), 'utf8'), text(l.slice(0, 20)), 'the acknowledged batch is in the file whole');
   assert.equal(await restarted.nextSeq(rawPath(dir, 'a')), 20);
 });
+
+test('after a journal write fails, the next write starts a new segment that carries the old one\'s acknowledged entries in front of its own', async (t) => {
+  const { dir, sink, lines } = await startSink(['a'], 30);
+  const faults = await injectFaults();
+  t.after(async () => {
+    faults.restore();
+    await sink.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const l = lines.get('a') as string[];
+  await sendAll(sink, dir, 'a', l.slice(0, 10), 10);
+  const acknowledged = await readFile(join(dir, 'journal', '00000001.wal'));
+  faults.add({ op: 'write', path: /00000001\.wal$/, code: 'EIO' });
+  await assert.rejects(sink.append(rawPath(dir, 'a'), { runId: 'r1', policy: 'pages', fromSeq: 10, lines: l.slice(10, 20) }, expect('a')), (error: Error & { code?: string }) => error.code === 'STORAGE_FAILED' && /EIO/.test(error.message));
+  assert.equal(await readFile(rawPath(dir, 'a'), 'utf8'), text(l.slice(0, 10)), 'the refused batch is cut from the raw file');
+  await sendAll(sink, dir, 'a', l, 10, 10);
+  assert.deepEqual(await segments(dir), ['00000001.wal', '00000002.wal']);
+  const next = await readFile(join(dir, 'journal', '00000002.wal'));
+  assert.ok(next.subarray(0, acknowledged.length).equals(acknowledged), 'the new segment begins with the old one\'s acknowledged entries');
+  assert.ok(next.length > acknowledged.length);
+  await sink.checkpoint();
+  assert.deepEqual(await segments(dir), []);
+  assert.equal(await readFile(rawPath(dir, 'a'), 'utf8'), text(l));
+});

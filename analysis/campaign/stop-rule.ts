@@ -2,12 +2,16 @@
 // own figures, analysis/compare), how wide each cell's across-run interval is, and whether the
 // campaign stops. `--until 5%` holds when the widest cell's 95% across-run interval lies within
 // ±5% of its centre: on compare's log scale, half-width ln(hi / lo) / 2 <= ln(1.05), the target
-// compare's recommendation uses. The rule is never checked before the third run of a cell: two
-// runs give one degree of freedom (t = 12.7), and two runs that happen to agree would stop a
-// campaign that has measured nothing of its spread (docs/statistics.md).
+// compare's recommendation uses. The interval is compare's t interval with the run variance
+// taken at its one-sided 95% upper confidence bound (the bound compare's recommendation uses):
+// a campaign that stops as soon as an interval is narrow stops when the runs happened to agree,
+// and compare's plain t interval then covers 90 to 94%; this one keeps its label after the
+// optional stop (docs/statistics.md, "The stop rule", with the measured coverage). The rule is
+// never checked before the third run of a cell: two runs give one degree of freedom (t = 12.7),
+// and two runs that happen to agree would stop a campaign that has measured nothing of its spread.
 import type { CampaignCell } from '../../shared/protocol/campaign.ts';
 import type { CompareGroup, Comparison } from '../compare/compare-types.ts';
-import { studentTQuantile } from '../statistics/distributions.ts';
+import { chiSquareQuantile, studentTQuantile } from '../statistics/distributions.ts';
 
 /** Runs a cell needs before the rule may hold for it: the across-run interval's degrees of freedom are runs - 1. */
 export const MIN_RULE_RUNS = 3;
@@ -49,7 +53,7 @@ export function cellProgress(comparison: Comparison, target: number | null, kern
   return comparison.groups
     .filter((g) => kernels === null || kernels.includes(g.kernel))
     .map((g) => {
-      const across = g.acrossRuns && { median: g.acrossRuns.median, lo: g.acrossRuns.lo, hi: g.acrossRuns.hi };
+      const across = stoppingInterval(g.acrossRuns);
       const halfWidth = across ? Math.sqrt(across.hi / across.lo) - 1 : null;
       return {
         machine: g.machine,
@@ -67,6 +71,23 @@ export function cellProgress(comparison: Comparison, target: number | null, kern
         perRun: g.runs.map((r) => ({ run: r.run, median: r.median, lo: r.interval?.lo ?? null, hi: r.interval?.hi ?? null })),
       };
     });
+}
+
+/** One-sided level of the run variance's upper confidence bound in the stop rule's interval. */
+export const STOP_VARIANCE_BOUND = 0.95;
+
+/**
+ * A cell's across-run interval as the stop rule reports it: compare's t interval on the k run
+ * means, centred where compare centres it (the geometric middle of its ends), with the variance
+ * s² replaced by its one-sided 95% upper confidence bound (k - 1) s² / χ²_{0.05, k-1}: the
+ * half-width on the log scale is compare's times sqrt((k - 1) / χ²_{0.05, k-1}) (2.08 with 3
+ * runs, 1.49 with 8, 1.27 with 20). Null with one run.
+ */
+export function stoppingInterval(across: { median: number; lo: number; hi: number; df: number } | null): { median: number; lo: number; hi: number } | null {
+  if (!across || across.df < 1) return null;
+  const centre = Math.sqrt(across.lo * across.hi);
+  const half = (Math.log(across.hi / across.lo) / 2) * Math.sqrt(across.df / chiSquareQuantile(1 - STOP_VARIANCE_BOUND, across.df));
+  return { median: across.median, lo: centre * Math.exp(-half), hi: centre * Math.exp(half) };
 }
 
 /**

@@ -57,7 +57,7 @@ export interface CampaignCell {
   arm: string;
   /** Runs behind the cell (runs its machine dropped out of are not counted). */
   runs: number;
-  /** Across-run figure with its 95% t interval (compare's acrossRuns); null with one run. */
+  /** Across-run figure with the stop rule's 95% interval (compare's t interval, the run variance at its 95% upper bound); null with one run. */
   across: { median: number; lo: number; hi: number } | null;
   /** Relative half-width sqrt(hi / lo) - 1; null with one run. */
   halfWidth: number | null;

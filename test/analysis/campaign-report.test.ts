@@ -1,6 +1,6 @@
 // `campaign report ID --data DIR` on a recorded campaign (three finished runs of known spread,
-// one with a machine that dropped out): per cell the across-run figure and interval that
-// compare computes, the half-width, run sd, each run's within-run interval and the verdict, in
+// one with a machine that dropped out): per cell the across-run figure and the stop rule's
+// interval (compare's, the run variance at its upper bound), the half-width, run sd, each run's within-run interval and the verdict, in
 // markdown, JSON and HTML; the dropped machine is named in its run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,7 +45,20 @@ test('a campaign report gives compare\'s figures per cell and names the machine 
   await new CampaignStore(dataDir).create(campaign, '{}');
   const read = await readCampaign(dataDir, campaign.campaignId);
   const comparison = await compareCampaignRuns(runIds.map((id, i) => ({ dir: join(dataDir, 'runs', id), completed: i === 1 ? ['m1'] : ['m1', 'm2'] })), { target: 0.05 });
-  assert.deepEqual(read.cells.map((c) => [c.machine, c.runs, c.across]), comparison.groups.map((g) => [g.machine, g.runs.length, g.acrossRuns && { median: g.acrossRuns.median, lo: g.acrossRuns.lo, hi: g.acrossRuns.hi }]));
+  // The stop rule's interval: compare's t interval about its geometric centre, widened by sqrt(df / χ²_{0.05, df}) (χ²_{0.05, 1} = 0.0039321, χ²_{0.05, 2} = 0.1025866).
+  const chi2 = [NaN, 0.00393214, 0.10258659];
+  const widened = (a: { median: number; lo: number; hi: number; df: number }): { median: number; lo: number; hi: number } => {
+    const centre = Math.sqrt(a.lo * a.hi);
+    const half = (Math.log(a.hi / a.lo) / 2) * Math.sqrt(a.df / (chi2[a.df] as number));
+    return { median: a.median, lo: centre * Math.exp(-half), hi: centre * Math.exp(half) };
+  };
+  const expected = comparison.groups.map((g) => [g.machine, g.runs.length, g.acrossRuns && widened(g.acrossRuns)] as const);
+  assert.deepEqual(read.cells.map((c) => [c.machine, c.runs]), expected.map(([machine, runs]) => [machine, runs]));
+  read.cells.forEach((c, i) => {
+    const want = expected[i]?.[2];
+    assert.ok(c.across && want, c.machine);
+    for (const end of ['median', 'lo', 'hi'] as const) assert.ok(Math.abs(c.across[end] / want[end] - 1) < 1e-6, `${c.machine} ${end}: ${c.across[end]} vs ${want[end]}`);
+  });
   assert.deepEqual(read.cells.map((c) => c.runs), [3, 2], 'm2 counts the two runs it completed');
 
   const markdown = renderCampaignReport(read, 'markdown');

@@ -3,18 +3,18 @@
 // a copy of the data folder as a crash could leave it (a raw file short of acknowledged lines,
 // a journal segment ending in a half-written entry, a run folder deleted since) and check that
 // a start replays every acknowledged byte back, exactly, and nothing that was not acknowledged.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, cp, mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, cp, mkdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JOURNAL_DIR, RecordJournal } from '../../coordinator/record-journal.ts';
 import { RecordSink } from '../../coordinator/record-sink.ts';
 import { expect, linesOf, rawPath, segments, sendAll, startSink, text } from '../helpers/journal-fixtures.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 /** The data folder as a crash at this moment leaves it on disk: a copy, taken while the sink still runs. */
 async function crashCopy(dir: string): Promise<string> {
-  const copy = await mkdtemp(join(tmpdir(), 'benchfleet-journal-crash-'));
+  const copy = await tempDir({ after }, 'benchfleet-journal-crash-');
   await cp(dir, copy, { recursive: true });
   return copy;
 }
@@ -160,7 +160,7 @@ test('a journal that cannot be written refuses the batch and cuts its raw file b
 });
 
 test('an entry without bytes says where a file stands: lines a failed write left, synced but in no entry, survive a replay', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-journal-'));
+  const dir = await tempDir({ after }, 'benchfleet-journal-');
   const path = rawPath(dir, 'a');
   await mkdir(join(dir, 'runs', 'r1', 'a'), { recursive: true });
   const l = linesOf('a', 13);

@@ -2,7 +2,8 @@
 // setup the record journal's tests and the durability tests share.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
+import { after } from 'node:test';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
@@ -26,9 +27,17 @@ export const expect = (machine: string): LineExpectations => ({ planSha256: PLAN
 export const rawPath = (dir: string, machine: string): string => join(dir, 'runs', 'r1', machine, 'pages.jsonl');
 export const text = (lines: readonly string[]): string => `${lines.join('\n')}\n`;
 
+/**
+ * The data folders startSink made, removed when the test file ends: after every test's own
+ * hooks, which may still close a sink over one (a test's t.after would run before those).
+ */
+const made: string[] = [];
+after(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 3 }))));
+
 /** A started sink over a new data folder with machine folders `machines`, and each machine's lines. */
 export async function startSink(machines: readonly string[], count: number): Promise<{ dir: string; sink: RecordSink; lines: Map<string, string[]> }> {
   const dir = await mkdtemp(join(tmpdir(), 'benchfleet-journal-'));
+  made.push(dir);
   for (const m of machines) await mkdir(join(dir, 'runs', 'r1', m), { recursive: true });
   const sink = new RecordSink();
   await sink.start(dir);

@@ -41,6 +41,7 @@ export const demoCommand: CommandModule<object, Args> = {
     const { startDashboard } = await import('../../coordinator/dashboard/start-dashboard.ts');
     const { connectControl } = await import('../control-client.ts');
     const { followRun } = await import('../follow.ts');
+    const { packPlanModules } = await import('../../kernels/user-module/pack.ts');
     const dataDir = resolve(args.data);
     await mkdir(dataDir, { recursive: true });
     const token = randomBytes(24).toString('hex');
@@ -97,7 +98,8 @@ export const demoCommand: CommandModule<object, Args> = {
     try {
       socket = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token });
       await waitForAgents(socket, MACHINES, 60_000);
-      const planText = await readFile(args.plan, 'utf8');
+      // A plan of your own modules carries their bytes (README "Your own module").
+      const planText = packPlanModules(await readFile(args.plan, 'utf8'), args.plan);
       const started = unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 60_000, 'run:start', { planText, machines: MACHINES }));
       runId = started.runId;
       printLine(`run ${started.runId}: ${args.plan === DEMO_PLAN ? 'deploy/plans/demo.json' : args.plan} on ${MACHINES.join(' and ')} (one machine at a time: they share this machine's timing lock)`);

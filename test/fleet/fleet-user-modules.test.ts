@@ -5,7 +5,8 @@
 // kernels; a plan whose carried bytes lie about their SHA-256 is refused by the coordinator.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBenchfleet } from '../helpers/processes.ts';
@@ -92,4 +93,18 @@ test('a module that breaks the contract, sent past the CLI, fails the machine be
   assert.equal(run.machines['local-a']?.done, 0);
   const next = await runCommand('example-xxh64.json');
   assert.equal((await waitForRun(fleet, next)).state, 'completed');
+});
+
+test('npm start with an example plan (demo --plan) runs the module on the demo\'s two agents and reports pages failing on the varying inputs', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-demo-module-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const demo = startBenchfleet(['demo', '--data', join(dir, 'demo'), '--plan', join(PLANS, 'example-jsmn.json'), '--no-keep-open'], { BENCHFLEET_LOCK_FILE: join(dir, 'timing.lock') });
+  const { code } = await demo.exited;
+  assert.equal(code, 0, demo.output());
+  // Three rounds of pages on the taskpool arm, each failing its final-state check on each machine; no other policy fails.
+  for (const machine of ['local-a', 'local-b']) {
+    const row = new RegExp(`^\\| jsmn \\| ${machine} \\|([^|]+)\\|([^|]+)\\|([^|]+)\\|([^|]+)\\|([^|]+)\\|$`, 'm').exec(demo.output());
+    assert.ok(row, demo.output());
+    assert.deepEqual(row.slice(1).map((cell) => /!\d+ failed/.exec(cell)?.[0] ?? null), [null, '!3 failed', null, null, null]);
+  }
 });

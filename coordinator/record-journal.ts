@@ -401,6 +401,8 @@ export class RecordJournal {
     } finally {
       await handle.close();
     }
+    // Its name too: the sink syncs the folder of a file it made in syncFile, which a suspect file skips.
+    await syncFolder(dirname(path));
   }
 
   /** Raw files whose last sync failed and that wait for a rewrite; for tests and status. */

@@ -117,6 +117,19 @@ export async function runPowerCutLab(options: PowerCutOptions): Promise<PowerCut
       socket.close();
     }
   };
+  /** startWork once every agent is back after a restart (they reconnect with backoff): MACHINE_OFFLINE is retried for a minute. */
+  const startWhenConnected = async (n: number): Promise<void> => {
+    await sims?.allConnected(60_000);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        return await startWork(n);
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'MACHINE_OFFLINE' || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  };
   try {
     await start();
     for (const name of REAL) {
@@ -142,7 +155,7 @@ export async function runPowerCutLab(options: PowerCutOptions): Promise<PowerCut
       await start();
       // Keep the machines busy: new work every few cuts, so later cuts also fall on starts,
       // finalizations and campaign steps.
-      if (n % 4 === 0) await startWork(n);
+      if (n % 4 === 0) await startWhenConnected(n);
     }
     // The last start stays up: every run and campaign must now finish.
     const socket = await control();

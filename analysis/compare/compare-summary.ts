@@ -4,8 +4,12 @@
 // the whole comparison ("4 cells: 1 stable, 3 inconclusive; geometric mean over the cells
 // 0.93x"). Only the parts of a cell's name that differ between cells are columns; the parts
 // all cells share are said once, in the title.
-import { verdictWords } from './compare-group.ts';
+// Types only: the dashboard's Compare page draws the same summary, and its bundle should not
+// carry compare's statistics.
 import type { CompareGroup, Comparison, Verdict } from './compare-types.ts';
+
+/** Verdict words for people: the JSON's kebab-case names with spaces (as compare-group.ts's verdictWords). */
+const verdictWords = (v: Verdict): string => v.replace(/-/g, ' ');
 
 const x = (v: number): string => `${v.toFixed(2)}x`;
 

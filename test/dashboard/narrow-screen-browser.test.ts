@@ -3,7 +3,7 @@
 // smaller than 10 px as drawn (a chart drawn wider than its box and scaled down shrinks its
 // labels: the Campaign page's were 7 px). A real coordinator and dashboard in this process over
 // stored runs of one plan (so History has a series), a stored campaign of those runs, and the
-// HTML report of one run made by the CLI.
+// HTML report of one run made by the CLI. The Compare page starts with the comparison's summary.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -84,6 +84,15 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
     if (m.scrollWidth > m.innerWidth) problems.push(`${path} is ${m.scrollWidth} px wide on a ${m.innerWidth} px screen`);
     if (m.small.length > 0) problems.push(`${path} has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}${m.small.length > 5 ? ` and ${m.small.length - 5} more` : ''}`);
   }
+  // The Compare page starts with its answer, as `compare` does: a row per cell, a line for all.
+  await page.goto(`${dashboard.url}/compare?runs=${runIds.slice(0, 3).join(',')}`);
+  await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+  const cellCount = spec.machines.length * spec.policies.length * spec.kernels.length;
+  assert.equal(await page.locator('table.compare-summary tbody tr').count(), cellCount);
+  assert.match((await page.textContent('p.compare-total')) ?? '', new RegExp(`^${cellCount} cells over 3 runs: \\d+ [a-z ]+(, \\d+ [a-z ]+)*; geometric mean over the cells \\d\\.\\d\\dx$`));
+  const firstFigure = await page.locator('figure[data-chart=runs]').boundingBox();
+  const summaryBox = await page.locator('section.compare-summary').boundingBox();
+  assert.ok(summaryBox && firstFigure && summaryBox.y < firstFigure.y, 'the summary comes before the charts');
   await page.goto(pathToFileURL(report).href);
   await page.waitForSelector('body[data-ready]');
   const m = await measure(page);

@@ -2,7 +2,8 @@
 // every run's median with its interval, the interval across runs as a band, the verdict, speedup
 // against load, variance components and the recommended repetitions: the comparison that
 // `benchfleet compare` prints, computed once per set of runs by the server.
-import type { CompareGroup } from '../../../analysis/compare/compare-types.ts';
+import { summarizeComparison } from '../../../analysis/compare/compare-summary.ts';
+import type { CompareGroup, Comparison } from '../../../analysis/compare/compare-types.ts';
 import type { CompareView, RunListItem, RunsView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
 import { loadChart, RUN_COLORS, runsChart } from '../charts/compare-charts.ts';
@@ -19,7 +20,20 @@ const VERDICT_WORDS: Record<CompareGroup['verdict'], string> = {
   inconclusive: 'inconclusive',
   failed: 'failed',
 };
-const t2 = (x: number | null): string => (x === null ? '-' : x.toExponential(2));
+// Three significant digits, as `compare` prints them: "0.00e+0 5.18e-3" read as noise.
+const t2 = (x: number | null): string => (x === null ? '-' : x === 0 ? '0' : x.toPrecision(3));
+
+/** The answer first, as `compare` prints it: a row per cell and a line for the whole comparison. */
+function summary(c: Comparison): HTMLElement {
+  const s = summarizeComparison(c);
+  return h(
+    'section',
+    { class: 'compare-summary' },
+    h('h3', {}, s.title),
+    scrollBox(h('table', { class: 'compare-summary' }, h('thead', {}, h('tr', {}, ...s.header.map((t) => h('th', {}, t)))), h('tbody', {}, ...s.rows.map((r) => h('tr', {}, ...r.map((cell) => h('td', {}, cell))))))),
+    h('p', { class: 'compare-total' }, h('strong', {}, s.total)),
+  );
+}
 
 function picker(runs: readonly RunListItem[]): HTMLElement {
   const byPlan = new Map<string, RunListItem[]>();
@@ -101,13 +115,14 @@ export async function comparePage(root: HTMLElement): Promise<void> {
       : h(
           'div',
           {},
+          summary(c),
           h('figure', { class: 'chart', 'data-chart': 'runs' }, h('figcaption', {}, `Each run's median speedup and within-run interval; band: the ${Math.round(c.settings.confidence * 100)}% interval across runs`), runsChart(c, width)),
           h('figure', { class: 'chart', 'data-chart': 'load' }, h('figcaption', {}, 'Median speedup against the load average at the start of each run, for the cell ', cells), loadBox),
           h('h3', {}, 'Verdicts, variance components and recommended repetitions'),
           scrollBox(h(
             'table',
             { class: 'compare' },
-            h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'arm', 'runs: median [interval]', 'across runs', 'verdict', 'T² runs', 'T² rounds', 'T² repeats', 'recommended runs x rounds', 'load (Spearman)', 'message'].map((t) => h('th', {}, t)))),
+            h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'arm', 'runs: median [interval]', 'across runs (geometric mean)', 'verdict', 'T² runs', 'T² rounds', 'T² repeats', 'recommended runs x rounds', 'load (Spearman)', 'message'].map((t) => h('th', {}, t)))),
             h('tbody', {}, ...c.groups.map(groupRow)),
           )),
           h('p', { class: 'footer' }, `Variance components are Kalibera & Jones' T² of ln(speedup) per level; the recommendation targets a 95% interval within ±${(c.settings.target * 100).toFixed(0)}%, at ${c.settings.runCostSeconds} s per extra run.`),

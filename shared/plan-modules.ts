@@ -50,7 +50,7 @@ export interface UserModule {
   inputs: ModuleInputs;
   /** Imports, as "module.name", that the host satisfies with functions that trap when called. */
   stubs?: string[];
-  /** Pages of the 8 MiB arena the module may hold in its own memory (default 127: all but the host's page). */
+  /** Pages of the 8 MiB arena the module may use (default: its own memory's initial size; at most 127, the last page is the host's). */
   memoryPages?: number;
   /** SHA-256 (hex) of the output bytes each named input must give, besides the fresh-instance oracle. */
   expected?: Record<string, string>;

@@ -84,6 +84,16 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
     if (m.scrollWidth > m.innerWidth) problems.push(`${path} is ${m.scrollWidth} px wide on a ${m.innerWidth} px screen`);
     if (m.small.length > 0) problems.push(`${path} has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}${m.small.length > 5 ? ` and ${m.small.length - 5} more` : ''}`);
   }
+  await page.goto(`${dashboard.url}/campaigns/${CAMPAIGN}`);
+  await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+  assert.deepEqual(await page.locator('g.campaign-target-label text').allTextContents(), ['target ±5%']);
+  const gap = await page.evaluate(`(() => {
+    const swatch = document.querySelector('[class$="-swatch"] > svg');
+    const range = document.createRange();
+    range.selectNodeContents(swatch.parentElement.lastChild);
+    return range.getBoundingClientRect().left - swatch.getBoundingClientRect().right;
+  })()`);
+  assert.ok(typeof gap === 'number' && gap >= 4, `a legend square ${String(gap)} px from its label`);
   // The Compare page starts with its answer, as `compare` does: a row per cell, a line for all.
   await page.goto(`${dashboard.url}/compare?runs=${runIds.slice(0, 3).join(',')}`);
   await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
@@ -100,4 +110,17 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
   if (m.small.length > 0) problems.push(`the HTML report has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}`);
   assert.deepEqual(problems, []);
   assert.deepEqual(errors, []);
+  // BENCHFLEET_SCREENSHOT_DIR=DIR: the pages at 390 px and the Campaign page at 1280 px there (docs/img/campaign.png).
+  const shots = process.env['BENCHFLEET_SCREENSHOT_DIR'];
+  if (shots !== undefined) {
+    for (const path of pages) {
+      await page.goto(`${dashboard.url}${path}`);
+      await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+      await page.screenshot({ path: join(shots, `narrow${path.split('?')[0]?.replaceAll('/', '-') ?? ''}.png`), fullPage: true });
+    }
+    const wide = await (await browser.newContext({ viewport: { width: 1280, height: 1000 }, storageState: await context.storageState() })).newPage();
+    await wide.goto(`${dashboard.url}/campaigns/${CAMPAIGN}`);
+    await wide.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+    await wide.screenshot({ path: join(shots, 'campaign.png') });
+  }
 });

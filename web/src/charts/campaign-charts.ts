@@ -53,6 +53,8 @@ export function campaignWidthChart(c: CampaignSummary, width: number): Element {
       y: { type: 'log', label: 'widest cell, ± % of its centre', grid: true, tickFormat: (v: number) => `${v}` },
       marks: [
         Plot.ruleY(target, { stroke: '#3ca951', strokeDasharray: '4 3', className: 'campaign-target' }),
+        // The dashed line says what it is: the --until target.
+        Plot.text(target, { y: (t: number) => t, frameAnchor: 'right', text: (t: number) => `target ±${t}%`, textAnchor: 'end', dy: -6, fill: '#2a7a3a', fontSize: 11, className: 'campaign-target-label' }),
         Plot.line(data, { x: 'run', y: 'widest', stroke: '#4269d0' }),
         Plot.dot(data, { x: 'run', y: 'widest', fill: '#4269d0', r: 3, title: (d: { run: number; widest: number }) => `after run ${d.run}: ±${d.widest.toFixed(1)}%` }),
       ],

@@ -1,6 +1,7 @@
 // The History page in Chromium against a real coordinator and dashboard whose run index holds
 // 30 runs of one plan (21 kernels, two arms): one cell drops 15% at run 22, where the machine's
-// Node changed. The page draws a panel per kernel with every run, rings the flagged change,
+// Node changed. The page draws a panel per kernel with every run on its own y range and runs
+// numbered on the x axis, rings the flagged change,
 // labels the Node change on a vertical rule, opens a run's Run page on a click, and logs no
 // console error.
 import assert from 'node:assert/strict';
@@ -38,7 +39,20 @@ test('the History page draws every kernel, rings the flagged drop, labels the No
     assert.equal(new URL(page.url()).pathname, '/history');
     assert.equal(await page.locator('#history-plan').inputValue(), indexedRunsPlanSha256(spec));
     assert.equal(await page.locator('#history-arm').inputValue(), 'taskpool-8-batched');
-    assert.deepEqual(await page.locator('figure[data-chart=history] g[aria-label="fy-axis tick label"] text').allTextContents(), KERNELS);
+    assert.deepEqual(await page.locator('figure[data-chart=history] g.panel-name text').allTextContents(), KERNELS);
+    // Each panel has its own y range: its runs span most of its height (one axis shared by every
+    // kernel squeezed a kernel far from the others into a line at the floor).
+    const spans = await page.evaluate<number[]>(`[...document.querySelectorAll('figure[data-chart=history] svg')].map((svg) => {
+      const runs = svg.querySelector('g.run-marks path').getBoundingClientRect();
+      const ticks = [...svg.querySelectorAll('g[aria-label="y-grid"] line')].map((l) => l.getBoundingClientRect().top);
+      const frame = svg.querySelector('g[aria-label="y-grid"]').getBoundingClientRect();
+      return runs.height / Math.max(1, frame.height, Math.max(...ticks) - Math.min(...ticks));
+    })`);
+    assert.equal(spans.length, KERNELS.length);
+    for (const [i, span] of spans.entries()) assert.ok(span >= 0.5, `${KERNELS[i] ?? i}: its runs span ${(span * 100).toFixed(0)}% of its panel`);
+    // The last panel's x axis numbers the runs, each tick its own.
+    const xTicks = await page.locator('figure[data-chart=history] svg:last-of-type g[aria-label="x-axis tick label"] text').allTextContents();
+    assert.ok(xTicks.length >= 5 && new Set(xTicks).size === xTicks.length && xTicks[0] === '1', xTicks.join(' '));
     // A panel's runs are one path: per run, its interval and its median tick, two segments.
     const paths = (await Promise.all((await page.locator('g.run-marks path').all()).map((p) => p.getAttribute('d')))).map((d) => (d ?? '').split('M').length - 1);
     assert.deepEqual(paths, new Array<number>(21).fill(30 * 2));

@@ -1,11 +1,14 @@
 // The History page's small multiples: one panel per kernel of one machine, policy and arm, the
-// figure of each run (x: the run's place in the plan's history; a tick at the median on a
-// vertical segment for its within-run interval, red when samples failed), the trailing band,
-// flagged changes ringed in red, and environment changes as labelled vertical rules. A click on
-// a run opens its Run page.
+// figure of each run (x: the run's number in the plan's history, the same in every panel; a tick
+// at the median on a vertical segment for its within-run interval, red when samples failed), the
+// trailing band, flagged changes ringed in red, and environment changes as labelled vertical
+// rules. Each panel is a plot of its own with its own y range: one axis shared by every kernel
+// put a kernel at 0.07-0.12x under the lowest tick of one at 5x. A click on a run opens its Run
+// page.
 import * as Plot from '@observablehq/plot';
 import { trailingBand } from '../../../analysis/history/trailing-band.ts';
 import type { EnvironmentChange, HistoryView } from '../../../analysis/history/history-types.ts';
+import { h } from '../dom.ts';
 import { cspSafe } from './plot-figure.ts';
 
 interface Dot { kernel: string; run: number; runId: string; median: number; lo: number; hi: number; failed: number }
@@ -60,31 +63,45 @@ export function historyChart(view: HistoryView, machine: string, width: number):
     if (r.planChanged && !rules.some((x) => x.run === run)) rules.push({ run, label: 'plan' });
   });
   const kernels = [...new Set(view.series.map((s) => s.kernel))];
-  const values = dots.flatMap((d) => [d.lo, d.hi]).filter((v) => v > 0);
   const last = Math.max(0, view.runs.length - 1);
-  const tick = (i: number): string => view.runs[i]?.createdAt.slice(5, 10) ?? '';
-  const figure = cspSafe(
-    Plot.plot({
-      width,
-      height: 40 + kernels.length * 110,
-      marginLeft: 60,
-      marginRight: 110,
-      ariaLabel: 'history',
-      x: { domain: [-0.5, last + 0.5], label: 'run (date created)', tickFormat: tick, ticks: Math.min(12, view.runs.length) },
-      y: { domain: [Math.min(...values) / 1.02, Math.max(...values) * 1.02], label: 'speedup', grid: true, ticks: 3, tickFormat: (x: number) => x.toFixed(2) },
-      fy: { domain: kernels, label: null },
-      marks: [
-        Plot.areaY(bands, { x: 'run', y1: 'lo', y2: 'hi', fy: 'kernel', z: 'kernel', fill: '#c9d7ea', curve: 'step', className: 'trailing-band' }),
-        Plot.ruleX(rules, { x: 'run', stroke: '#b5651d', strokeDasharray: '3,3', className: 'env-change' }),
-        Plot.text(rules, { x: 'run', text: 'label', frameAnchor: 'top', dy: -2, dx: 3, textAnchor: 'start', fill: '#b5651d', fontSize: 9, fy: () => kernels[0], className: 'env-change-label' }),
-        Plot.line(runMarks(dots.filter((d) => d.failed === 0)), { x: 'x', y: 'y', z: 'kernel', fy: 'kernel', stroke: '#4269d0', strokeWidth: 1.5, className: 'run-marks' }),
-        Plot.line(runMarks(dots.filter((d) => d.failed > 0)), { x: 'x', y: 'y', z: 'kernel', fy: 'kernel', stroke: '#d62728', strokeWidth: 1.5, className: 'failed-run-marks' }),
-        Plot.dot(rings, { x: 'run', y: 'median', fy: 'kernel', r: 6, stroke: '#d62728', strokeWidth: 2, fill: 'none', title: 'label', className: 'flagged-change' }),
-      ],
-    }),
-  );
-  linkRuns(figure, view);
-  return figure;
+  // Run numbers (1 for the oldest shown), as many as fit: dates repeat when runs share a day.
+  const ticks = Math.max(2, Math.min(view.runs.length, Math.floor((width - 170) / 45)));
+  const panels = h('div', { class: 'history-panels' });
+  kernels.forEach((kernel, k) => {
+    const mine = dots.filter((d) => d.kernel === kernel);
+    const values = [...mine.flatMap((d) => [d.lo, d.hi]), ...bands.filter((b) => b.kernel === kernel).flatMap((b) => [b.lo, b.hi])].filter((v) => v > 0 && Number.isFinite(v));
+    const lo = values.length > 0 ? Math.min(...values) : 1;
+    const hi = values.length > 0 ? Math.max(...values) : 1;
+    const pad = (hi - lo) * 0.08 || hi * 0.02 || 0.01;
+    const first = k === 0;
+    const lastPanel = k === kernels.length - 1;
+    const digits = hi - lo < 0.05 ? 3 : 2;
+    const figure = cspSafe(
+      Plot.plot({
+        width,
+        height: 96 + (first ? 16 : 0) + (lastPanel ? 36 : 0),
+        marginTop: first ? 24 : 8,
+        marginBottom: lastPanel ? 40 : 8,
+        marginLeft: 60,
+        marginRight: 110,
+        ariaLabel: `history of ${kernel}`,
+        x: { domain: [-0.5, last + 0.5], label: lastPanel ? 'run (1: the oldest shown)' : null, axis: lastPanel ? 'bottom' : null, ticks, tickFormat: (i: number) => (Number.isInteger(i) ? String(i + 1) : '') },
+        y: { domain: [Math.max(lo - pad, lo / 2), hi + pad], label: null, grid: true, ticks: 3, tickFormat: (x: number) => x.toFixed(digits) },
+        marks: [
+          Plot.areaY(bands.filter((b) => b.kernel === kernel), { x: 'run', y1: 'lo', y2: 'hi', fill: '#c9d7ea', curve: 'step', className: 'trailing-band' }),
+          Plot.ruleX(rules, { x: 'run', stroke: '#b5651d', strokeDasharray: '3,3', className: 'env-change' }),
+          first ? Plot.text(rules, { x: 'run', text: 'label', frameAnchor: 'top', dy: -14, dx: 3, textAnchor: 'start', fill: '#b5651d', fontSize: 10, className: 'env-change-label' }) : null,
+          Plot.line(runMarks(mine.filter((d) => d.failed === 0)), { x: 'x', y: 'y', stroke: '#4269d0', strokeWidth: 1.5, className: 'run-marks' }),
+          Plot.line(runMarks(mine.filter((d) => d.failed > 0)), { x: 'x', y: 'y', stroke: '#d62728', strokeWidth: 1.5, className: 'failed-run-marks' }),
+          Plot.dot(rings.filter((r) => r.kernel === kernel), { x: 'run', y: 'median', r: 6, stroke: '#d62728', strokeWidth: 2, fill: 'none', title: 'label', className: 'flagged-change' }),
+          Plot.text([kernel], { frameAnchor: 'right', dx: 8, textAnchor: 'start', text: (t: string) => t, fontSize: 11, className: 'panel-name' }),
+        ],
+      }),
+    );
+    linkRuns(figure, view);
+    panels.append(figure);
+  });
+  return panels;
 }
 
 /** A click in the chart opens the Run page of the run under the pointer (x is the run's place: every panel shares it). */

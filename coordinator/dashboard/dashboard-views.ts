@@ -31,9 +31,14 @@ export interface RunListItem {
   planName: string | null;
   planSha256: string;
   state: RunSummary['state'];
+  /** When the run was made (it may then wait in a queue). */
   createdAt: string;
+  /** When its first machine started measuring (the earliest environment row), known once the run is finalized; null until then. */
+  startedAt: string | null;
   /** When the run's manifest was written (the end of finalization); null until then. */
   finishedAt: string | null;
+  /** The campaign the run is one of; null for a run of its own. */
+  campaignId: string | null;
   machines: MachineProgressView[];
   /** Samples that failed a check, from the stored summaries; null until they exist. */
   failures: number | null;

@@ -23,6 +23,8 @@ const MAX_MANIFEST_PROBLEMS = 10;
 /** What a finalized run's files say; read once. */
 interface Finalized {
   finishedAt: string;
+  /** When the run's first machine started measuring (its earliest environment row); null without one. */
+  startedAt: string | null;
   failures: number;
   reports: Report[];
   downloads: DownloadView[];
@@ -54,7 +56,9 @@ export class RunViews {
       planSha256: run.planSha256,
       state: run.state,
       createdAt: run.createdAt,
+      startedAt: finalized?.startedAt ?? null,
       finishedAt: finalized?.finishedAt ?? null,
+      campaignId: this.source.campaigns?.().find((c) => c.runs.some((r) => r.runId === run.runId))?.campaignId ?? null,
       failures: finalized?.failures ?? null,
       finalizing: run.finalizing ?? null,
       summarized: run.summarized ?? null,
@@ -191,6 +195,7 @@ export class RunViews {
     const results: LoadedResult[] = [];
     const affinity = new Map<string, number[] | null>();
     let failures = 0;
+    let startedAt: string | null = null;
     for (const machine of Object.keys(run.machines).sort()) {
       const machineDir = join(dir, machine);
       const files = (await readdir(machineDir).catch(() => [] as string[])).filter((f) => f.endsWith('.summary.json')).sort();
@@ -202,6 +207,7 @@ export class RunViews {
         results.push({ files: { dir: machineDir, stem, rawPath, summaryPath: join(machineDir, file) }, summary, origin: 'summary' });
         failures += summary.counts.failed;
         const env = summary.environment;
+        if (env !== null && (startedAt === null || env.startedAt < startedAt)) startedAt = env.startedAt;
         if (env !== null && env.startedAt >= newest) {
           newest = env.startedAt;
           affinity.set(machine, env.affinity);
@@ -212,7 +218,7 @@ export class RunViews {
       ...manifest.files.map((f) => ({ path: f.path, kind: f.kind, bytes: f.bytes })),
       { path: MANIFEST_FILE, kind: 'manifest' as const, bytes: (await stat(join(dir, MANIFEST_FILE))).size },
     ];
-    return { finishedAt, failures, reports: reportsForEveryArm(results), downloads, affinity };
+    return { finishedAt, startedAt, failures, reports: reportsForEveryArm(results), downloads, affinity };
   }
 
   private manifestStatus(runId: string): Promise<ManifestStatusView> {

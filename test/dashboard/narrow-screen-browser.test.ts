@@ -38,7 +38,7 @@ async function measure(page: Page): Promise<{ scrollWidth: number; innerWidth: n
   })()`);
 }
 
-test('every dashboard page and the HTML report fit a 390 px screen with chart text of 10 px or more', { timeout: 300_000 }, async (t) => {
+test('every dashboard page and the HTML report fit a 390 px screen with chart text of 10 px or more; Runs names campaigns and compares ticked runs; Compare starts with its summary', { timeout: 300_000 }, async (t) => {
   const dir = await tempDir(t, 'bf-narrow-');
   const spec = { planName: 'narrow study', machines: ['ryzen', 'm2pro'], policies: ['whole' as const, 'pages' as const], kernels: ['aes-cbc-decrypt', 'sha256', 'xxhash32'], arms: ['native', 'taskpool-4-batched', 'taskpool-8-batched'], rounds: 4, repeats: 2 };
   const runIds: string[] = [];
@@ -84,6 +84,20 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
     if (m.scrollWidth > m.innerWidth) problems.push(`${path} is ${m.scrollWidth} px wide on a ${m.innerWidth} px screen`);
     if (m.small.length > 0) problems.push(`${path} has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}${m.small.length > 5 ? ` and ${m.small.length - 5} more` : ''}`);
   }
+  // The Runs page names each run's campaign, says when measuring started, and compares the ticked runs.
+  await page.goto(`${dashboard.url}/runs`);
+  await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+  const campaignOf = await page.evaluate<[string, string][]>(`[...document.querySelectorAll('table.runs tbody tr')].map((tr) => [tr.dataset.run, tr.children[5].textContent])`);
+  assert.deepEqual(new Map(campaignOf), new Map(runIds.map((id, i) => [id, i >= 3 ? CAMPAIGN : '-'])));
+  for (const started of await page.locator('table.runs tbody td.started').allTextContents()) assert.match(started, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
+  assert.equal(await page.locator('#compare-chosen').isDisabled(), true);
+  await page.check(`input.pick-run[value="${runIds[1] as string}"]`);
+  await page.check(`input.pick-run[value="${runIds[2] as string}"]`);
+  assert.equal(await page.textContent('#compare-chosen'), 'Compare the 2 ticked runs');
+  await page.click('#compare-chosen');
+  await page.waitForURL(/\/compare\?runs=/);
+  assert.deepEqual(new URL(page.url()).searchParams.get('runs')?.split(',').sort(), [runIds[1], runIds[2]].sort());
+
   await page.goto(`${dashboard.url}/campaigns/${CAMPAIGN}`);
   await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
   assert.deepEqual(await page.locator('g.campaign-target-label text').allTextContents(), ['target ±5%']);

@@ -24,7 +24,7 @@ export const resultsCommand: CommandModule<object, Args> = {
     const { controlTarget } = await import('../control-client.ts');
     const { validateRunId } = await import('../../shared/protocol/validate.ts');
     const { downloadRun } = await import('../run-download.ts');
-    const { verifyManifest } = await import('../../analysis/raw/manifest.ts');
+    const { readManifest, verifyManifest } = await import('../../analysis/raw/manifest.ts');
     const out = resolve(args.out);
     const existing = await readdir(out).catch(() => [] as string[]);
     if (existing.length > 0) throw new BenchfleetError('OUTPUT_EXISTS', `--out ${args.out} is not empty; give a new folder (nothing was overwritten)`);
@@ -36,7 +36,12 @@ export const resultsCommand: CommandModule<object, Args> = {
     if (args.json) printJson({ runId: args.run, dir: out, files: files.length, manifest: verdict });
     else {
       printLine(`copied ${files.length} files of run ${args.run} into ${out}`);
-      printLine(verdict.ok ? `manifest verified: ${verdict.checked} files match their byte length and SHA256` : `manifest does NOT verify: ${verdict.differences.map((d) => `${d.path} ${d.problem}`).join(', ')}`);
+      // "copied 12" then "10 match" read as two files lost: the manifest does not list itself
+      // (nor the files written after it), so the two counts are said with what lies between.
+      const listed = new Set((await readManifest(out)).files.map((f) => f.path));
+      const unlisted = files.map((f) => f.path).filter((p) => !listed.has(p)).sort();
+      const besides = unlisted.length === 0 ? '' : `; the other ${unlisted.length} copied (${unlisted.join(', ')}) ${unlisted.length === 1 ? 'is' : 'are'} not in it`;
+      printLine(verdict.ok ? `manifest verified: the ${verdict.checked} files it lists match their byte length and SHA256${besides}` : `manifest does NOT verify: ${verdict.differences.map((d) => `${d.path} ${d.problem}`).join(', ')}`);
     }
     if (!verdict.ok) process.exitCode = 1;
   },

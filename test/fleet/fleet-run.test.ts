@@ -74,6 +74,15 @@ test('a coordinator and two agents complete a small run with identical plans, su
   for (const machine of ['local-a', 'local-b']) {
     for (const policy of SMALL_PLAN.policies) assert.equal(sha256(await readFile(join(out, machine, `${policy}.jsonl`))), sha256(await readFile(join(runDir, machine, `${policy}.jsonl`))));
   }
+  // As text: the count copied and the count the manifest lists add up, naming what lies between.
+  const asText = startBenchfleet(['results', runId, '--out', `${out}-text`, '--coordinator', fleet.url], { ...fleet.env, BENCHFLEET_LOG: '' });
+  assert.equal((await asText.exited).code, 0, asText.output());
+  const said = /^copied (\d+) files of run \S+ into \S+\nmanifest verified: the (\d+) files it lists match their byte length and SHA256; the other (\d+) copied \(([^)]*)\) (?:is|are) not in it\n$/.exec(asText.output());
+  assert.ok(said, asText.output());
+  assert.equal(Number(said[1]), copied.files);
+  assert.equal(Number(said[2]), copied.manifest.checked);
+  assert.equal(Number(said[2]) + Number(said[3]), Number(said[1]));
+  assert.ok((said[4] ?? '').split(', ').includes('manifest.json'), said[4]);
   // Debug logs of the coordinator and both agents (BENCHFLEET_LOG=debug) never show the token.
   for (const log of ['coordinator.log', 'agent-local-a.log', 'agent-local-b.log']) assert.equal((await readFile(join(fleet.dir, log), 'utf8')).includes(fleet.token), false, `${log} shows the token`);
   // Only listed files are served: nothing outside the run folder, however the path is spelled.

@@ -30,7 +30,7 @@ export const statusCommand: CommandModule<object, Args> = {
       else printLine(
         formatTable(
           ['run', 'state', 'machines'],
-          status.runs.map((r) => [r.runId, runStateText(r), Object.entries(r.machines).map(([n, m]) => `${n} ${machineStateText(m)} ${m.done}/${m.total}`).join(', ')]),
+          status.runs.map((r) => [r.runId, runStateText(r), machinesText(r)]),
         ),
       );
     } finally {
@@ -38,6 +38,11 @@ export const statusCommand: CommandModule<object, Args> = {
     }
   },
 };
+
+/** Each machine's state and count: no "0/0" for a machine whose harness has not said how many samples it plans (queued, just assigned). */
+export function machinesText(run: RunSummary): string {
+  return Object.entries(run.machines).map(([n, m]) => `${n} ${machineStateText(m)}${m.total > 0 ? ` ${m.done}/${m.total}` : ''}`).join(', ');
+}
 
 /** The run's state with what finalization has done, or why it is retried. */
 function runStateText(run: RunSummary): string {

@@ -4,7 +4,7 @@
 // page go to a folder printed at the start (BENCHFLEET_SCREENSHOT_DIR chooses it).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -51,7 +51,7 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bf-dashboard-'));
   shots = process.env['BENCHFLEET_SCREENSHOT_DIR'] ?? join(dir, 'screenshots');
   await mkdir(shots, { recursive: true });
-  console.log(`# dashboard screenshots in ${shots}`);
+  console.log(`# dashboard screenshots in ${shots}${process.env['BENCHFLEET_SCREENSHOT_DIR'] ? '' : ' (removed with the test\'s folder at the end; BENCHFLEET_SCREENSHOT_DIR=DIR keeps them)'}`);
   const data = join(dir, 'coordinator');
   const stored = { planName: HOSTILE, machines: MACHINES, policies: [...POLICIES], kernels: KERNELS, arms: ARMS, rounds: 4 };
   runA = await writeFinishedRun(data, { ...stored, seed: 1, load: 0.3, failures: [{ machine: 'ryzen', policy: 'pages', kernel: 'sha256', arm: 'taskpool-8-batched', round: 2 }] });
@@ -70,6 +70,7 @@ after(async () => {
   await browser?.close();
   await Promise.all(agents.map((a) => a.stop()));
   await coordinator?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 async function loggedIn(viewport = { width: 1400, height: 900 }): Promise<BrowserContext> {
@@ -178,6 +179,14 @@ test('an odd run id in the address shows the page\'s error view, not raw JSON', 
   assert.match((await page.textContent('main p.error')) ?? '', /^Could not load this page: /);
   assert.ok((await page.locator('header.top nav a').count()) >= 3, 'the page chrome is there');
   assert.equal(await page.locator('img').count(), 0);
+  // A way back from the error: to the page the user came from.
+  await page.goto(`${dashboardUrl}/fleet`);
+  await page.waitForSelector('body[data-ready=true]');
+  await page.goto(`${dashboardUrl}/runs/no-such-run`);
+  await page.waitForSelector('body[data-ready=error]');
+  assert.equal(await page.textContent('main a.error-back'), 'Back to the previous page');
+  await page.click('main a.error-back');
+  await page.waitForURL(/\/fleet$/);
   await context.close();
 });
 

@@ -54,7 +54,14 @@ route(root, path).then(
     document.body.dataset['ready'] = 'true';
   },
   (error: unknown) => {
-    replace(root, h('p', { class: 'error', role: 'alert' }, `Could not load this page: ${error instanceof Error ? error.message : String(error)}`));
+    // A way back beside the error: the page before (when there was one), else the list of runs.
+    const back = h('a', { href: '/runs', class: 'error-back' }, history.length > 1 ? 'Back to the previous page' : 'Go to the Runs page');
+    back.addEventListener('click', (event) => {
+      if (history.length <= 1) return;
+      event.preventDefault();
+      history.back();
+    });
+    replace(root, h('p', { class: 'error', role: 'alert' }, `Could not load this page: ${error instanceof Error ? error.message : String(error)}`), h('p', {}, back));
     document.body.dataset['ready'] = 'error';
   },
 );

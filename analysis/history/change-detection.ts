@@ -14,7 +14,7 @@
 // direction (the same family test, at lag 1) is held out the same way, so one lucky run
 // cannot widen the window's spread. docs/statistics.md has the rule and its measured rates.
 import { benjaminiHochberg } from '../statistics/benjamini-hochberg.ts';
-import { standardErrorsPerHalfWidth } from '../statistics/bootstrap-interval-coverage.ts';
+import { normalQuantile, standardErrorsPerHalfWidth } from '../statistics/bootstrap-interval-coverage.ts';
 import { studentTCdf, studentTQuantile } from '../statistics/distributions.ts';
 import { fitVariancePrior, moderate, type VariancePrior } from '../statistics/moderated-variance.ts';
 import type { DetectedChange, DetectionSettings, HistoryPoint } from './history-types.ts';
@@ -92,30 +92,56 @@ interface Window {
 }
 
 function windowAt(t: Track, kept: readonly number[], lag: number, settings: DetectionSettings): Window | null {
-  const positions = kept.slice(lag, lag + settings.window);
-  const k = positions.length;
-  if (kept.length < lag || k < settings.minWindow) return null;
-  let s1 = 0, s2 = 0, sw = 0, recent = 0;
-  for (const i of positions) {
-    const y = t.y[i] as number;
-    s1 += y;
-    s2 += y * y;
-    sw += t.within[i] as number;
-  }
-  for (let j = 0; j < lag; j++) recent += t.y[kept[j] as number] as number;
-  const mean = s1 / k;
-  const sampleVariance = Math.max(0, (s2 - k * mean * mean) / (k - 1));
-  return { k, mean, variance: Math.max(sampleVariance, sw / k, 1e-12), recent: recent / lag };
+  return windowsOf(t, kept, settings)[lag - 1] ?? null;
 }
 
-/** One-sided p of the newest `lag` runs against the window, in the direction `sign` (+1: worse). */
-function pValue(w: Window, lag: number, prior: VariancePrior, direction: number, alpha: number): number {
-  const m = moderate(w.variance, w.k - 1, prior);
-  const z = (direction * (w.recent - w.mean)) / Math.sqrt(m.variance * (1 / lag + 1 / w.k));
-  // Only a p at or below alpha can ever be flagged (Benjamini-Hochberg's q is at least p), so
-  // its t tail is computed only then: z <= 0 has p >= 0.5, and z < 1 has p > P(N(0,1) > 1) =
-  // 0.159 whatever the df (t tails are heavier than the normal's).
-  return z <= 0 || (z < 1 && alpha < 0.158) ? 1 : 1 - studentTCdf(z, m.df);
+/** Running sums of windowsOf, reused from call to call (it is called for every cell at every run). */
+let scratch = new Float64Array(0);
+
+/**
+ * The windows for lags 1 .. maxLag over `kept` (newest first), as far as they exist: one pass of
+ * running sums over the kept runs, each window then in O(1) (a history of a thousand cells over
+ * a thousand runs asks for millions of them).
+ */
+function windowsOf(t: Track, kept: readonly number[], settings: DetectionSettings): Window[] {
+  const n = kept.length;
+  if (scratch.length < 3 * (n + 1)) scratch = new Float64Array(3 * (n + 1));
+  const c1 = scratch.subarray(0, n + 1), c2 = scratch.subarray(n + 1, 2 * (n + 1)), cw = scratch.subarray(2 * (n + 1), 3 * (n + 1));
+  for (let j = 0; j < n; j++) {
+    const i = kept[j] as number;
+    const y = t.y[i] as number;
+    c1[j + 1] = (c1[j] as number) + y;
+    c2[j + 1] = (c2[j] as number) + y * y;
+    cw[j + 1] = (cw[j] as number) + (t.within[i] as number);
+  }
+  const out: Window[] = [];
+  for (let lag = 1; lag <= settings.maxLag; lag++) {
+    const to = Math.min(n, lag + settings.window);
+    const k = to - lag;
+    if (k < settings.minWindow) break;
+    const s1 = (c1[to] as number) - (c1[lag] as number);
+    const mean = s1 / k;
+    const sampleVariance = Math.max(0, ((c2[to] as number) - (c2[lag] as number) - k * mean * mean) / (k - 1));
+    const within = ((cw[to] as number) - (cw[lag] as number)) / k;
+    out.push({ k, mean, variance: Math.max(sampleVariance, within, 1e-12), recent: (c1[lag] as number) / lag });
+  }
+  return out;
+}
+
+/**
+ * One-sided p of the newest `lag` runs against the window, in the direction `direction` (+1:
+ * worse), or 1 when z is below `bound`. The caller's bound is the normal quantile of 1 - reach,
+ * where only a p at or below reach can ever be flagged (a cell's p is the smallest over its lags
+ * times their count, and Benjamini-Hochberg's q is at least p); a t tail is never lighter than
+ * the normal's, so the t tail (an incomplete beta function, the cost of a family of a thousand
+ * cells over a thousand runs) is computed only where it can matter.
+ */
+function pValue(w: Window, lag: number, prior: VariancePrior, direction: number, bound: number): number {
+  // moderate(), written out: this runs for every cell at every run, and its object is all it would cost.
+  const df = w.k - 1;
+  const variance = prior.d0 === Infinity ? prior.s0sq : prior.d0 === 0 ? w.variance : (prior.d0 * prior.s0sq + df * w.variance) / (prior.d0 + df);
+  const z = (direction * (w.recent - w.mean)) / Math.sqrt(variance * (1 / lag + 1 / w.k));
+  return z < bound ? 1 : 1 - studentTCdf(z, moderate(w.variance, df, prior).df);
 }
 
 /**
@@ -179,10 +205,12 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
   // Quantiles are asked for flagged cells only: the moderated df are not whole numbers, so no cache helps.
   const tq = (df: number): number => studentTQuantile(1 - (1 - settings.confidence) / 2, Math.min(df, 1e4));
   const longest = settings.window + settings.maxLag;
+  // bounds[L]: below this z no p of a cell with L lags can be flagged (pValue).
+  const bounds = Array.from({ length: settings.maxLag + 1 }, (_, lags) => (lags === 0 ? Infinity : normalQuantile(1 - settings.alpha / lags)));
   for (let run = 0; run < runCount; run++) {
     // Cells with a figure at this run, no change waiting for its confirming runs, and their
     // kept runs; the lag-1 windows feed the variance prior.
-    const active: { cell: number; end: number; kept: number[] }[] = [];
+    const active: { cell: number; end: number; kept: number[]; windows: Window[] }[] = [];
     const priorS2: number[] = [];
     const priorDf: number[] = [];
     tracks.forEach((t, cell) => {
@@ -190,9 +218,10 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
       const end = t.cursor++;
       if (!settle(t, end)) return;
       const kept = keptBack(t, end, longest);
-      active.push({ cell, end, kept });
-      const w = windowAt(t, kept, 1, settings);
-      if (w !== null) {
+      const windows = windowsOf(t, kept, settings);
+      active.push({ cell, end, kept, windows });
+      const w = windows[0];
+      if (w !== undefined) {
         priorS2.push(w.variance);
         priorDf.push(w.k - 1);
       }
@@ -200,22 +229,23 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
     if (priorS2.length === 0) continue;
     const prior = fitVariancePrior(priorS2, priorDf);
     const tested: { cell: number; p: number; end: number; kept: number[] }[] = [];
-    const better: { cell: number; p: number; end: number; kept: number[] }[] = [];
+    const better: { cell: number; p: number; end: number; window: Window }[] = [];
+    let testedCount = 0;
+    let betterCount = 0;
     for (const a of active) {
-      const t = tracks[a.cell] as Track;
-      let best: number | null = null;
-      let lags = 0;
-      for (let lag = 1; lag <= settings.maxLag; lag++) {
-        const w = windowAt(t, a.kept, lag, settings);
-        if (w === null) break;
-        lags++;
-        const p = pValue(w, lag, prior, worse, settings.alpha);
-        if (best === null || p < best) best = p;
-        if (lag === 1) better.push({ ...a, p: pValue(w, 1, prior, -worse, settings.alpha) });
-      }
-      if (best !== null) tested.push({ ...a, p: Math.min(1, best * lags) });
+      const windows = a.windows;
+      const lags = windows.length;
+      if (lags === 0) continue;
+      testedCount++;
+      betterCount++;
+      let best = 1;
+      for (let lag = 1; lag <= lags; lag++) best = Math.min(best, pValue(windows[lag - 1] as Window, lag, prior, worse, bounds[lags] as number));
+      // Only cells whose p can be flagged go to Benjamini-Hochberg, with the family's size.
+      if (best * lags <= settings.alpha) tested.push({ cell: a.cell, end: a.end, kept: a.kept, p: best * lags });
+      const up = pValue(windows[0] as Window, 1, prior, -worse, bounds[1] as number);
+      if (up <= settings.alpha) better.push({ cell: a.cell, end: a.end, window: windows[0] as Window, p: up });
     }
-    const q = benjaminiHochberg(tested.map((c) => c.p));
+    const q = benjaminiHochberg(tested.map((c) => c.p), testedCount);
     tested.forEach((c, i) => {
       const qi = q[i] as number;
       if (qi > settings.alpha) return;
@@ -237,11 +267,11 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
     });
     // One run far out in the better direction is held out of the window until the runs after it
     // say whether the level moved (a restart) or it was a lucky run (left out). Never reported.
-    const qb = benjaminiHochberg(better.map((c) => c.p));
+    const qb = benjaminiHochberg(better.map((c) => c.p), betterCount);
     better.forEach((c, i) => {
       const t = tracks[c.cell] as Track;
       if ((qb[i] as number) > settings.alpha || t.suspect !== null) return;
-      const w = windowAt(t, c.kept, 1, settings) as Window;
+      const w = c.window;
       t.suspect = { start: c.end, sign: -worse, threshold: w.mean + CONFIRMING_SHARE * (w.recent - w.mean), change: null };
     });
   }

@@ -14,6 +14,18 @@ export interface VariancePrior {
   d0: number;
 }
 
+const halfDfCache = new Map<number, [number, number]>();
+
+/** digamma(d/2) - ln(d/2) and trigamma(d/2), cached: a history fits a prior at every run over the same few window sizes. */
+function polygammaAtHalf(d: number): [number, number] {
+  let v = halfDfCache.get(d);
+  if (v === undefined) {
+    v = [digamma(d / 2) - Math.log(d / 2), trigamma(d / 2)];
+    if (halfDfCache.size < 4096) halfDfCache.set(d, v);
+  }
+  return v;
+}
+
 /** The prior fitted to variances `s2[i]` on `df[i]` degrees of freedom (entries with s² ≤ 0 or df < 1 are left out). */
 export function fitVariancePrior(s2: readonly number[], df: readonly number[]): VariancePrior {
   const e: number[] = [];
@@ -22,8 +34,9 @@ export function fitVariancePrior(s2: readonly number[], df: readonly number[]): 
     const v = s2[i] as number;
     const d = df[i] as number;
     if (!(v > 0) || !(d >= 1)) continue;
-    e.push(Math.log(v) - digamma(d / 2) + Math.log(d / 2));
-    tri += trigamma(d / 2);
+    const [dg, tg] = polygammaAtHalf(d);
+    e.push(Math.log(v) - dg);
+    tri += tg;
   }
   const n = e.length;
   if (n < 3) return { s0sq: n === 0 ? 0 : Math.exp(e.reduce((a, b) => a + b, 0) / n), d0: 0 };

@@ -160,6 +160,9 @@ test('Benjamini-Hochberg adjusted p-values match the step-up definition', () => 
   const q = benjaminiHochberg([0.01, 0.04, 0.03, 0.5, 0.002]);
   const expected = [0.025, 0.05, 0.05, 0.5, 0.01];
   q.forEach((v, i) => assert.ok(Math.abs(v - (expected[i] as number)) < 1e-12, `q[${i}] = ${v}`));
+  // Only the smallest p of the family, with its size: the same q for them (the detection passes only flaggable p).
+  const partial = benjaminiHochberg([0.01, 0.002], 5);
+  assert.ok(Math.abs((partial[0] as number) - 0.025) < 1e-12 && Math.abs((partial[1] as number) - 0.01) < 1e-12, String(partial));
 });
 
 test('digamma, trigamma and the inverse of trigamma agree with their reference values', () => {

@@ -7,12 +7,13 @@
 //   earlier runs there are (5 to 20+), for 21 and 336 cells at 3% sd or at 1% to 10% sd.
 // - Power: one cell (sd 3%) steps down 10% and stays there: alone, 4 to 8 runs after a wild run
 //   (0.75x for one run) or after a good outlier run (1.33x for one run); flagged within 1 to 4
-//   runs, placed at the step's run, alerts for the step (one is right), and alerts later in the
-//   cell (false flags against the new level).
+//   runs, placed at the step's run, the step reported twice (an alert placed from one run
+//   before it to 5 after, beside the first), and alerts later in the cell (false flags against
+//   the new level).
 // - A slow drift (-0.5% per run): runs until the first flag.
 // It fails when a false-flag rate's Wilson interval lies above 5%, or the power targets of
 // issue 33 are missed (within 4 runs after a wild run >= 90%, within 3 after a good outlier >=
-// 85%, more than one alert per step in over 1% of families). BENCHFLEET_CALIBRATION_REPS scales
+// 85%, a step reported twice in over 1% of families). BENCHFLEET_CALIBRATION_REPS scales
 // the repetitions.
 import { detectChanges } from '../../analysis/history/change-detection.ts';
 import { DEFAULT_DETECTION } from '../../analysis/history/history-types.ts';
@@ -62,13 +63,14 @@ for (const [label, runs] of rows) {
 }
 
 const powerFamilies = reps(300);
+const STEP_SPAN = 5;
 console.log(`\nPower: cell 0 (sd 3%) steps down 10% for good; the other cells at 3% sd, unchanged (${powerFamilies} families per row; the outlier at run 12, the step 4 to 8 runs later)`);
-console.log('| cells, before the step | within 1 run | 2 runs | 3 runs | 4 runs | placed at the step | one alert for the step | a later alert in the cell | the outlier flagged as an excursion |');
+console.log('| cells, before the step | within 1 run | 2 runs | 3 runs | 4 runs | placed at the step | two alerts for the step | a later alert in the cell | the outlier flagged as an excursion |');
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const cells of [21, 336]) {
   for (const before of ['nothing', 'a wild run (0.75x)', 'a good outlier (1.33x)'] as const) {
     const within = [0, 0, 0, 0];
-    let placed = 0, oneAlert = 0, later = 0, excursion = 0;
+    let placed = 0, twice = 0, later = 0, excursion = 0;
     for (let f = 0; f < powerFamilies; f++) {
       const rng = createRng(5000 + f, cells + before.length);
       const stepAt = before === 'nothing' ? 16 : 16 + rng.below(5);
@@ -76,20 +78,22 @@ for (const cells of [21, 336]) {
       const shift = (run: number): number => (run === 12 ? Math.log(outlier) : 0) + (run >= stepAt ? Math.log(0.9) : 0);
       const runs = stepAt + 11;
       const changes = detectChanges(syntheticHistory(rng, { runs, sds: new Array<number>(cells).fill(0.03), commonSd: COMMON_SD, shift }), runs, DEFAULT_DETECTION)[0] ?? [];
-      // The step's alerts are those placed within maxLag runs of it; any later one is a false flag of the new level's window.
-      const alerts = changes.filter((c) => c.detectedAt >= stepAt && c.at < stepAt + DEFAULT_DETECTION.maxLag);
+      // The step's alerts are those placed from one run before it to STEP_SPAN runs after (a
+      // second one there would be the step reported again); any later one is a false flag
+      // against the new level's window.
+      const alerts = changes.filter((c) => c.detectedAt >= stepAt && c.at >= stepAt - 1 && c.at <= stepAt + STEP_SPAN);
       const first = alerts[0];
-      if (changes.some((c) => c.at >= stepAt + DEFAULT_DETECTION.maxLag)) later++;
+      if (changes.some((c) => c.at > stepAt + STEP_SPAN)) later++;
       for (let k = 0; k < 4; k++) if (first !== undefined && first.detectedAt <= stepAt + k) within[k] = (within[k] as number) + 1;
       if (first?.at === stepAt) placed++;
-      if (alerts.length === 1) oneAlert++;
+      if (alerts.length > 1) twice++;
       if (changes.some((c) => c.at === 12 && c.outcome === 'excursion')) excursion++;
     }
     const n = powerFamilies;
     if (cells === 336 && before.startsWith('a wild') && wilson(within[3] as number, n)[1] < 0.9) failed = true;
     if (cells === 336 && before.startsWith('a good') && wilson(within[2] as number, n)[1] < 0.85) failed = true;
-    if (n - oneAlert > 0.01 * n) failed = true;
-    console.log(`| ${cells}, ${before} | ${within.map((w) => rate(w, n)).join(' | ')} | ${rate(placed, n)} | ${rate(oneAlert, n)} | ${rate(later, n)} | ${before.startsWith('a wild') ? rate(excursion, n) : '-'} |`);
+    if (wilson(twice, n)[0] > 0.01) failed = true;
+    console.log(`| ${cells}, ${before} | ${within.map((w) => rate(w, n)).join(' | ')} | ${rate(placed, n)} | ${rate(twice, n)} | ${rate(later, n)} | ${before.startsWith('a wild') ? rate(excursion, n) : '-'} |`);
   }
 }
 

@@ -5,8 +5,9 @@
 // else: opened from disk or a mail attachment it fetches nothing and runs nothing more.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { LoadedResult } from '../analysis/raw/result-folders.ts';
 import type { Report } from '../analysis/report/report-types.ts';
-import type { StaticReportView } from '../coordinator/dashboard/dashboard-views.ts';
+import type { ReportMachineView, StaticReportView } from '../coordinator/dashboard/dashboard-views.ts';
 import { ensureWebBundle, WEB_ASSETS } from './build.ts';
 import { withoutBidiControls } from './src/bidi.ts';
 
@@ -22,12 +23,29 @@ export function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-export async function renderHtmlReport(title: string, reports: readonly Report[], generatedAt = new Date()): Promise<string> {
+/**
+ * The machines of `results` with their facts from the environment rows (CPU, cores, Node, OS)
+ * and when each first started measuring: what a reader of the figures needs to know beside them.
+ */
+export function reportMachines(results: readonly LoadedResult[]): ReportMachineView[] {
+  const byMachine = new Map<string, ReportMachineView>();
+  for (const { summary } of results) {
+    const env = summary.environment;
+    if (env === null) continue;
+    const seen = byMachine.get(env.machine);
+    if (seen === undefined || env.startedAt < seen.startedAt) {
+      byMachine.set(env.machine, { machine: env.machine, cpu: env.cpu.model, cores: env.cpu.count, node: env.node, os: `${env.os.platform} ${env.os.release} ${env.os.arch}`, startedAt: env.startedAt });
+    }
+  }
+  return [...byMachine.values()].sort((a, b) => (a.machine < b.machine ? -1 : a.machine > b.machine ? 1 : 0));
+}
+
+export async function renderHtmlReport(title: string, reports: readonly Report[], generatedAt = new Date(), machines: readonly ReportMachineView[] = []): Promise<string> {
   await ensureWebBundle();
   // A literal `</script` or `</style` in the bundles would end their element early.
   const script = (await readFile(WEB_ASSETS.reportJs, 'utf8')).replace(/<\/(script)/gi, '<\\/$1');
   const style = (await readFile(WEB_ASSETS.css, 'utf8')).replace(/<\/(style)/gi, '<\\/$1');
-  const view: StaticReportView = { title, generatedAt: generatedAt.toISOString(), reports: [...reports] };
+  const view: StaticReportView = { title, generatedAt: generatedAt.toISOString(), reports: [...reports], machines: [...machines] };
   const csp = ["default-src 'none'", `script-src ${cspHash(script)}`, `style-src ${cspHash(style)}`, 'img-src data:', "base-uri 'none'", "form-action 'none'"].join('; ');
   return [
     '<!doctype html>',

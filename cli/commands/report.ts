@@ -55,7 +55,7 @@ export const reportCommand: CommandModule<object, Args> = {
     const { buildReportFromResults, renderReports } = await import('../../analysis/report/report.ts');
     const { reportsForEveryArm } = await import('../../analysis/report/report-arms.ts');
     const { loadResults } = await import('../../analysis/raw/result-folders.ts');
-    const { renderHtmlReport } = await import('../../web/report-html.ts');
+    const { renderHtmlReport, reportMachines } = await import('../../web/report-html.ts');
     // A bad value is a usage error, said before any folder is read.
     if (args.arm !== undefined && args.arm !== ALL_ARMS && !ARM_NAMES.includes(args.arm)) {
       throw new BenchfleetError('USAGE', `--arm must be an arm or "${ALL_ARMS}", got "${args.arm}"${didYouMean(args.arm)}; \`benchfleet kernels\` and docs/plan.md list the arms`);
@@ -71,7 +71,7 @@ export const reportCommand: CommandModule<object, Args> = {
         reports = [first, ...reports.filter((r) => r.arm !== first.arm)];
       }
       report = reports[0] as Report;
-      const html = await renderHtmlReport(await reportTitle(args.dirs), reports);
+      const html = await renderHtmlReport(await reportTitle(args.dirs), reports, new Date(), reportMachines(results));
       await writeFileAtomic(resolve(args.html), html);
       printLine(`benchfleet: wrote ${args.html} (${Math.round(Buffer.byteLength(html) / 1024)} KiB, self-contained)`);
     } else {

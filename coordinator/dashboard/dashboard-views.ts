@@ -100,10 +100,23 @@ export interface CompareView {
 }
 
 /** What the static HTML report (`report --html`) embeds: the Run page's figures with no live part. */
+/** What the HTML report says about each machine its figures come from (its environment rows). */
+export interface ReportMachineView {
+  machine: string;
+  cpu: string;
+  cores: number;
+  node: string;
+  os: string;
+  /** When its earliest run of a policy started: the date of the measurements. */
+  startedAt: string;
+}
+
 export interface StaticReportView {
   title: string;
   generatedAt: string;
   reports: Report[];
+  /** The machines measured, with their facts; absent in a report written before there were any. */
+  machines?: ReportMachineView[];
 }
 
 /** Events the server pushes to pages on the `/ui` namespace; pages send nothing. */

@@ -38,7 +38,7 @@ async function measure(page: Page): Promise<{ scrollWidth: number; innerWidth: n
   })()`);
 }
 
-test('every dashboard page and the HTML report fit a 390 px screen with chart text of 10 px or more; Runs names campaigns and compares ticked runs; Compare starts with its summary', { timeout: 300_000 }, async (t) => {
+test('every dashboard page and the HTML report fit a 390 px screen with chart text of 10 px or more; Runs names campaigns and compares ticked runs; Compare starts with its summary; the HTML report names its machines and dates', { timeout: 300_000 }, async (t) => {
   const dir = await tempDir(t, 'bf-narrow-');
   const spec = { planName: 'narrow study', machines: ['ryzen', 'm2pro'], policies: ['whole' as const, 'pages' as const], kernels: ['aes-cbc-decrypt', 'sha256', 'xxhash32'], arms: ['native', 'taskpool-4-batched', 'taskpool-8-batched'], rounds: 4, repeats: 2 };
   const runIds: string[] = [];
@@ -119,6 +119,15 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
   assert.ok(summaryBox && firstFigure && summaryBox.y < firstFigure.y, 'the summary comes before the charts');
   await page.goto(pathToFileURL(report).href);
   await page.waitForSelector('body[data-ready]');
+  // The HTML report says what the figures were measured on and when.
+  assert.deepEqual(await page.locator('table.machines tbody td:first-child').allTextContents(), [...spec.machines].sort());
+  for (const cpu of await page.locator('table.machines tbody td:nth-child(2)').allTextContents()) assert.notEqual(cpu.trim(), '');
+  assert.match((await page.textContent('p.report-dates')) ?? '', /^measured from \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ; benchfleet report, generated /);
+  // A CPU ratio reads as in the table, "0.80", not "0.80x" as a speedup does.
+  const labels = async (metric: string): Promise<string[]> => page.locator(`figure[data-metric=${metric}] g.fastest-label text`).allTextContents();
+  assert.ok((await labels('speedup')).every((l) => /^\d+\.\d+x$/.test(l)));
+  const ratios = await labels('cpuRatio');
+  assert.ok(ratios.length > 0 && ratios.every((l) => /^\d+\.\d+$/.test(l)), ratios.join(' '));
   const m = await measure(page);
   if (m.scrollWidth > m.innerWidth) problems.push(`the HTML report is ${m.scrollWidth} px wide on a ${m.innerWidth} px screen`);
   if (m.small.length > 0) problems.push(`the HTML report has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}`);

@@ -2,7 +2,7 @@
 // Run page's figures, from the report data embedded in the file. It fetches nothing.
 import type { StaticReportView } from '../../coordinator/dashboard/dashboard-views.ts';
 import { withoutBidiControls } from './bidi.ts';
-import { contentWidth, h } from './dom.ts';
+import { contentWidth, h, scrollBox } from './dom.ts';
 import { formatTime } from './format.ts';
 import { runFigures } from './run-figures.ts';
 
@@ -13,7 +13,25 @@ if (view === null) {
   main.append(h('p', { class: 'error' }, 'This report has no data.'));
 } else {
   document.title = `${withoutBidiControls(view.title)}: benchfleet report`;
-  main.append(h('h1', { class: 'report-title' }, h('bdi', {}, view.title)), h('p', { class: 'muted' }, `benchfleet report, generated ${formatTime(view.generatedAt)}`));
+  const machines = view.machines ?? [];
+  const measured = machines.map((m) => m.startedAt).sort()[0];
+  main.append(
+    h('h1', { class: 'report-title' }, h('bdi', {}, view.title)),
+    h('p', { class: 'muted report-dates' }, `${measured === undefined ? '' : `measured from ${formatTime(measured)}; `}benchfleet report, generated ${formatTime(view.generatedAt)}`),
+  );
+  // The machines behind the figures: a speedup means little without the CPU and Node it ran on.
+  if (machines.length > 0) {
+    main.append(
+      scrollBox(
+        h(
+          'table',
+          { class: 'machines' },
+          h('thead', {}, h('tr', {}, ...['machine', 'CPU', 'cores', 'Node', 'OS', 'first run started'].map((t) => h('th', {}, t)))),
+          h('tbody', {}, ...machines.map((m) => h('tr', {}, h('td', {}, m.machine), h('td', {}, m.cpu), h('td', {}, String(m.cores)), h('td', {}, m.node), h('td', {}, m.os), h('td', {}, formatTime(m.startedAt))))),
+        ),
+      ),
+    );
+  }
   document.body.append(main);
   main.append(runFigures(view.reports, contentWidth(main)));
 }

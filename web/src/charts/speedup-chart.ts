@@ -74,8 +74,10 @@ export function metricChart(report: Report, metric: Metric, width: number): Elem
   const kernels = kernelOrder(report);
   const [lo, hi] = logDomain(points.flatMap((p) => [p.lo, p.hi, p.median]));
   const value = (x: number): string => (x >= 10 ? x.toFixed(1) : x.toFixed(2));
+  // As the study table writes them: a speedup is "5.04x", a CPU ratio a plain "0.80".
+  const unit = metric === 'speedup' ? 'x' : '';
   const title = (p: CellPoint): string =>
-    `${p.kernel} on ${p.machine}, ${p.policy}: ${value(p.median)}x [${value(p.lo)}-${value(p.hi)}]${p.best ? ', fastest policy' : ''}${p.failed > 0 ? `, ${p.failed} failed` : ''}`;
+    `${p.kernel} on ${p.machine}, ${p.policy}: ${value(p.median)}${unit} [${value(p.lo)}-${value(p.hi)}]${p.best ? ', fastest policy' : ''}${p.failed > 0 ? `, ${p.failed} failed` : ''}`;
   const band = 13;
   const ok = points.filter((p) => p.failed === 0);
   const failed = points.filter((p) => p.failed > 0);
@@ -102,7 +104,7 @@ export function metricChart(report: Report, metric: Metric, width: number): Elem
       Plot.dot(failed, { y: 'policy', x: 'median', fy: 'kernel', fx: 'machine', r: 3.5, fill: 'crimson', title, className: 'cell-dot' }),
       // The fastest policy of each kernel and machine: a ring and its value.
       Plot.dot(points.filter((p) => p.best), { y: 'policy', x: 'median', fy: 'kernel', fx: 'machine', r: 7, stroke: '#111', strokeWidth: 1.2, className: 'fastest' }),
-      Plot.text(points.filter((p) => p.best), { y: 'policy', x: 'median', fy: 'kernel', fx: 'machine', text: (p: CellPoint) => `${value(p.median)}x`, dx: 10, textAnchor: 'start', fontSize: 10, className: 'fastest-label' }),
+      Plot.text(points.filter((p) => p.best), { y: 'policy', x: 'median', fy: 'kernel', fx: 'machine', text: (p: CellPoint) => `${value(p.median)}${unit}`, dx: 10, textAnchor: 'start', fontSize: 10, className: 'fastest-label' }),
     ],
   });
   return cspSafe(figure);

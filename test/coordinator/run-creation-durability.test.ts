@@ -9,6 +9,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { machineFacts } from '../../agent/machine-facts.ts';
+import { AgentRegistry } from '../../coordinator/agent-registry.ts';
+import { Campaigns } from '../../coordinator/campaigns.ts';
+import { RunDispatch } from '../../coordinator/run-dispatch.ts';
 import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
 import { waitUntil } from '../helpers/condition-wait.ts';
@@ -104,4 +108,42 @@ test('temporaries a crash left beside run.json and report.md are removed when th
   assert.deepEqual((await readdir(join(dir, 'runs', runId))).filter((n) => n.endsWith('.tmp')), []);
   assert.deepEqual((await readdir(join(dir, 'runs', runId, 'm1'))).filter((n) => n.endsWith('.tmp')), []);
   assert.doesNotMatch(await readFile(manifest, 'utf8'), /\.tmp/);
+});
+
+test('a campaign whose run was created but could not start (its assignment not saved) records the run, and cancelling the campaign cancels it', async (t) => {
+  const dir = await dataDir(t);
+  const registry = new AgentRegistry(dir);
+  await registry.connected('m1', machineFacts(), 'conn-m1');
+  const store = new RunStore(dir);
+  let dispatch: RunDispatch | null = null;
+  let campaigns: Campaigns | null = null;
+  const lifecycle = new RunLifecycle(store, (run) => {
+    dispatch?.runChanged(run);
+    campaigns?.runChanged(run);
+  });
+  dispatch = new RunDispatch({ store, lifecycle, registry, agents: { assign: () => Promise.resolve(true), cancel: () => undefined, isOnline: () => true }, timing: { assignTimeoutMs: 10_000, machineDeadlineMs: 3_600_000 }, onReport: () => undefined });
+  await dispatch.start();
+  const running = dispatch;
+  campaigns = new Campaigns({ dataDir: dir, lifecycle, queueRuns: (...args) => running.queueRuns(...args), cancelRun: (runId) => running.cancel(runId), knownMachine: () => true, runDir: (runId) => store.runDir(runId), announce: () => undefined });
+  await campaigns.load();
+  const faults = await injectFaults();
+  try {
+    // The run's first save works; the saves of its machine's assignment find the disk full (the
+    // start the run's announcement asks for, and the one queueRuns waits for).
+    faults.add({ op: 'open', path: /\.run\.json\.\d+\.\d+\.tmp$/, code: 'ENOSPC', after: 1, times: 2 });
+    const started = await campaigns.start({ planText: PLAN_TEXT, machines: ['m1'], runs: 2 });
+    faults.restore();
+    assert.equal(faults.of('open', /\.run\.json\./).filter((c) => c.outcome === 'ENOSPC').length, 2, 'the assignment saves failed');
+    assert.equal(started.runs.length, 1, 'the campaign records the run it created');
+    const runId = started.runs[0]?.runId as string;
+    // Queued, or assigned since by a later start of the machine (the disk has space again).
+    assert.match(lifecycle.get(runId).machines['m1']?.state ?? '', /^(queued|assigned|running)$/);
+    const cancelled = await campaigns.cancel(started.campaignId);
+    assert.equal(cancelled.state, 'cancelled');
+    assert.equal(lifecycle.get(runId).machines['m1']?.state, 'cancelled');
+  } finally {
+    faults.restore();
+    await campaigns.close();
+    await running.close();
+  }
 });

@@ -87,7 +87,7 @@ const startCommand: CommandModule<object, StartArgs> = {
         .positional('plan', { type: 'string', demandOption: true, describe: 'Plan file (JSON, docs/plan.md)' })
         .option('machines', { type: 'string', demandOption: true, describe: 'Comma-separated agent names, e.g. ryzen,m2pro' })
         .option('runs', { type: 'number', describe: 'Runs to make (default 5); with --until, the least runs before the rule is checked (default and minimum 3)' })
-        .option('until', { type: 'string', describe: 'Stop when every cell\'s 95% across-run interval is within ±PCT of its centre, e.g. 5%' })
+        .option('until', { type: 'string', describe: 'Stop when every cell\'s 95% across-run interval (the run variance at its 95% upper bound, so that it keeps its label after this optional stop) is within ±PCT of its centre, e.g. 5%' })
         .option('max-runs', { type: 'number', describe: 'The most runs (default 20 with --until)' })
         .option('max-hours', { type: 'number', describe: 'The most hours from the start; then it stops and says which cells did not converge' })
         .option('spacing', { type: 'string', describe: 'Wait between a run\'s end and the next start, e.g. 10m (default 0: back to back)' })

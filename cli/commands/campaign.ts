@@ -115,7 +115,8 @@ const startCommand: CommandModule<object, StartArgs> = {
       ...(args.arm !== undefined ? { arm: args.arm } : {}),
     };
     if (body.until !== undefined && body.runs !== undefined && body.runs < 3) throw new BenchfleetError('USAGE', `with --until, --runs is the least runs before the rule is checked, at least 3 (two runs cannot measure a spread); got ${body.runs}`);
-    const started = await withControl(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:start'>(socket, 120_000, 'campaign:start', body)));
+    const { naming } = await import('../unknown-machine.ts');
+    const started = await withControl(args, async (socket) => naming(socket, machines, async () => unwrap(await request<ControlToCoordinator, 'campaign:start'>(socket, 120_000, 'campaign:start', body))));
     if (!args.follow) {
       if (args.json) printJson(started);
       else printLine(started.campaignId);

@@ -31,6 +31,7 @@ export const runCommand: CommandModule<object, Args> = {
     const { connectControl } = await import('../control-client.ts');
     const { detachOnInterrupt, followRun } = await import('../follow.ts');
     const { planToSend } = await import('../plan-to-send.ts');
+    const { naming } = await import('../unknown-machine.ts');
     // FOLIO_CORPUS_RESET goes into the plan text here, before the coordinator hashes it.
     const { planText: text, machines } = await planToSend(args.plan, args.machines);
     if (!Number.isInteger(args.runs) || args.runs < 1 || args.runs > 100) throw new BenchfleetError('USAGE', `--runs must be a whole number from 1 to 100, got ${args.runs}`);
@@ -38,7 +39,7 @@ export const runCommand: CommandModule<object, Args> = {
     const socket = await connectControl(args);
     let started: RunStarted;
     try {
-      started = unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 60_000, 'run:start', { planText: text, machines, runs: args.runs }));
+      started = await naming(socket, machines, async () => unwrap(await request<ControlToCoordinator, 'run:start'>(socket, 60_000, 'run:start', { planText: text, machines, runs: args.runs })));
     } finally {
       socket.close();
     }

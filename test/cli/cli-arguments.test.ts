@@ -103,6 +103,10 @@ test('`benchfleet status` of an empty fleet says how to start an agent and a run
     const listed = await runCli(['agents', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^name +state +cpu +cores +node +load \(1m\) +last seen\n[- ]+\ncli-agent +offline +.+ +(just now|\d+ s ago)\n$/);
+    // A machine the coordinator does not know: the refusal says the ones it knows, and the near one.
+    const typo = await runCli(['run', 'deploy/plans/demo.json', '--machines', 'cli-agnt', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
+    assert.equal(typo.code, 1, typo.stderr);
+    assert.match(typo.stderr, /^Error \[UNKNOWN_MACHINE\]: unknown machine: cli-agnt; the machines it knows: cli-agent \(cli-agnt: did you mean cli-agent\?\)$/m);
     // The stopped machine, retired: `agents forget` takes it off the list.
     const forgot = await runCli(['agents', 'forget', 'cli-agent', '--coordinator', url], { env: { BENCHFLEET_TOKEN: token } });
     assert.equal(forgot.code, 0, forgot.stderr);

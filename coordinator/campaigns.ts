@@ -15,6 +15,7 @@ import { background } from '../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { kernelNames } from '../kernels/kernel-names.ts';
+import { checkPlanModules } from '../kernels/user-module/prepare.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import { validateCampaignRequest } from '../shared/protocol/campaign-validate.ts';
 import type { CampaignRule, CampaignSummary } from '../shared/protocol/campaign.ts';
@@ -140,6 +141,7 @@ export class Campaigns {
     } catch (error) {
       throw new BenchfleetError('PLAN_INVALID', `the plan is not valid: ${errorMessage(error)}`);
     }
+    checkPlanModules(plan.modules);
     const unknown = request.machines.filter((m) => !this.options.knownMachine(m));
     if (unknown.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `unknown machine${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; \`benchfleet status\` lists the agents`);
     const until = request.until ?? null;

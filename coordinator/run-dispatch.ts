@@ -15,6 +15,7 @@ import { createLogger } from '../shared/log.ts';
 import { parsePlan } from '../shared/plan-validate.ts';
 import type { Plan } from '../shared/plan.ts';
 import { kernelNames } from '../kernels/kernel-names.ts';
+import { checkPlanModules } from '../kernels/user-module/prepare.ts';
 import type { Policy } from '../shared/policies.ts';
 import type { BatchAck, RecordBatch, ResumePoint, RunProgress, RunStarted, RunSummary } from '../shared/protocol/events.ts';
 import { decodeRecordBatch, validateFinished, validateProgress, validateRunId, validateStartRequest } from '../shared/protocol/validate.ts';
@@ -179,7 +180,8 @@ export class RunDispatch {
     } catch (error) {
       throw new BenchfleetError('PLAN_INVALID', `the plan is not valid JSON: ${errorMessage(error)}`);
     }
-    parsePlan(planJson, kernelNames());
+    // A module the plan carries must keep the context contract (MODULE_REFUSED names what broke it) before any machine is sent it.
+    checkPlanModules(parsePlan(planJson, kernelNames()).modules);
     const machines = [...new Set(request.machines)];
     const unknown = machines.filter((m) => !this.registry.known(m));
     if (unknown.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `unknown machine${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; \`benchfleet status\` lists the agents`);

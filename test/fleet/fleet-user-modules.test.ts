@@ -13,7 +13,7 @@ import { startBenchfleet } from '../helpers/processes.ts';
 import { request } from '../../shared/protocol/request.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { verifyManifest } from '../../analysis/raw/manifest.ts';
-import { createFleet, readJsonLines, sha256, startRun, waitForRun, type Fleet } from './fleet-helpers.ts';
+import { createFleet, readJsonLines, sha256, waitForRun, type Fleet } from './fleet-helpers.ts';
 import { growsModule } from '../fixtures/wasm-modules.ts';
 
 const PLANS = fileURLToPath(new URL('../../deploy/plans/', import.meta.url));
@@ -80,17 +80,20 @@ test('the coordinator refuses a plan whose carried module bytes do not hash to t
   }
 });
 
-test('a module that breaks the contract, sent past the CLI, fails the machine before any sample with the reason; the agent then runs the next run', async () => {
+test('a module that breaks the contract, sent past the CLI straight to run:start, is refused by the coordinator naming what broke; the agent then runs the next run', async () => {
   const bytes = growsModule();
   const module = { name: 'grows', sha256: sha256(bytes), wasm: Buffer.from(bytes).toString('base64'), entry: 'sum', input: { abi: 'bytes', at: 'in' }, inputs: { seed: 1, size: 16 } };
   const plan = { arms: ['native'], policies: ['whole'], rounds: 1, repeats: 1, jobs: 2, seed: 1, modules: [module] };
   const socket = await fleet.control();
-  const { runId } = await startRun(socket, plan, ['local-a']);
-  socket.close();
-  const run = await waitForRun(fleet, runId);
-  assert.equal(run.state, 'failed');
-  assert.match(run.machines['local-a']?.message ?? '', /module "grows" breaks the context contract: memory\.grow at byte \d+/);
-  assert.equal(run.machines['local-a']?.done, 0);
+  try {
+    const answer = await request<ControlToCoordinator, 'run:start'>(socket, 30_000, 'run:start', { planText: JSON.stringify(plan), machines: ['local-a'] });
+    assert.equal(answer.ok ? '' : answer.code, 'MODULE_REFUSED');
+    assert.match(answer.ok ? '' : answer.message, /module "grows" breaks the context contract: memory\.grow at byte \d+/);
+    const campaign = await request<ControlToCoordinator, 'campaign:start'>(socket, 30_000, 'campaign:start', { planText: JSON.stringify(plan), machines: ['local-a'], runs: 2 });
+    assert.equal(campaign.ok ? '' : campaign.code, 'MODULE_REFUSED');
+  } finally {
+    socket.close();
+  }
   const next = await runCommand('example-xxh64.json');
   assert.equal((await waitForRun(fleet, next)).state, 'completed');
 });

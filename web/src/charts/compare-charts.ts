@@ -8,13 +8,13 @@
 import * as Plot from '@observablehq/plot';
 import type { CompareGroup, Comparison } from '../../../analysis/compare/compare-types.ts';
 import { cspSafe } from './plot-figure.ts';
+import { runColors } from './run-colors.ts';
 import { logTicks } from './log-axis.ts';
 
 interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number | null; hi: number | null; load: number | null }
 interface Band { kernel: string; machine: string; policy: string; lo: number; hi: number }
 
 /** Plot's default categorical colours (the "observable10" scheme), so that the page can name each run's colour. */
-export const RUN_COLORS = ['#4269d0', '#efb118', '#ff725c', '#6cc5b0', '#3ca951', '#ff8ab7', '#a463f2', '#97bbf5', '#9c6b4e', '#9498a0'];
 
 function points(comparison: Comparison): { runs: RunPoint[]; bands: Band[] } {
   const runs: RunPoint[] = [];
@@ -60,7 +60,7 @@ export function runsChart(comparison: Comparison, width: number): Element {
       y: { domain: kernels, label: null },
       fx: { domain: policies, label: null },
       fy: { domain: machines, label: null },
-      color: { domain: order, range: RUN_COLORS },
+      color: { domain: order, range: runColors(order.length) },
       marks,
     }),
   );
@@ -80,7 +80,7 @@ export function loadChart(comparison: Comparison, group: CompareGroup, width: nu
       ariaLabel: 'speedup against load',
       x: { label: '1-minute load average when the run started', grid: true, domain: [Math.min(0, ...loads), Math.max(1, ...loads) * 1.1] },
       y: { type: 'log', label: 'median speedup', grid: true, domain: [Math.min(...medians) / 1.2, Math.max(...medians) * 1.2], ticks: logTicks(Math.min(...medians) / 1.2, Math.max(...medians) * 1.2), tickFormat: (x: number) => `${x}` },
-      color: { domain: comparison.runs, range: RUN_COLORS },
+      color: { domain: comparison.runs, range: runColors(comparison.runs.length) },
       marks: [Plot.dot(data, { x: 'load', y: 'median', fill: 'run', r: 4, className: 'load-dot', title: (p: { run: string; median: number; load: number }) => `${p.run}: ${p.median.toFixed(2)}x at load ${p.load.toFixed(2)}` })],
     }),
   );

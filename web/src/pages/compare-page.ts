@@ -6,7 +6,8 @@ import { summarizeComparison } from '../../../analysis/compare/compare-summary.t
 import type { CompareGroup, Comparison } from '../../../analysis/compare/compare-types.ts';
 import type { CompareView, RunListItem, RunsView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
-import { loadChart, RUN_COLORS, runsChart } from '../charts/compare-charts.ts';
+import { loadChart, runsChart } from '../charts/compare-charts.ts';
+import { runColors } from '../charts/run-colors.ts';
 import { contentWidth, h, pageLink, replace, scrollBox } from '../dom.ts';
 import { fixed2, formatTime } from '../format.ts';
 
@@ -58,9 +59,9 @@ function picker(runs: readonly RunListItem[]): HTMLElement {
 }
 
 /** The colour of the i-th run in the charts; set through CSSOM, which the CSP allows (no style attribute). */
-function swatch(i: number): HTMLElement {
+function swatch(i: number, count: number): HTMLElement {
   const mark = h('span', { class: 'swatch', 'aria-hidden': 'true' });
-  mark.style.background = RUN_COLORS[i % RUN_COLORS.length] as string;
+  mark.style.background = runColors(count)[i] as string;
   return mark;
 }
 
@@ -108,7 +109,7 @@ export async function comparePage(root: HTMLElement): Promise<void> {
   replace(
     root,
     h('h2', {}, 'Compare'),
-    h('p', {}, 'Runs: ', ...c.runs.flatMap((r, i) => [i > 0 ? ', ' : '', swatch(i), pageLink(r, 'runs', r)]), ' (', h('a', { href: '/compare' }, 'choose others'), ')'),
+    h('p', {}, 'Runs: ', ...c.runs.flatMap((r, i) => [i > 0 ? ', ' : '', swatch(i, c.runs.length), pageLink(r, 'runs', r)]), ' (', h('a', { href: '/compare' }, 'choose others'), ')'),
     ...c.notes.map((n) => h('p', { class: 'note' }, n)),
     c.groups.length === 0
       ? h('p', { class: 'empty' }, 'Nothing to compare in these runs.')

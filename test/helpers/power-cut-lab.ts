@@ -49,15 +49,32 @@ export interface PowerCutResult {
 const REAL = ['real-a', 'real-b'];
 const REAL_PLAN = { name: 'power cut, real', kernels: ['xxhash32', 'crc32'], arms: ['native', 'taskpool-1-batched'], policies: ['whole', 'pages'], rounds: 3, repeats: 1, jobs: 2, seed: 5, schedule: 'sequential' };
 
-/** What the layer's last events say the coordinator was doing. */
-function phaseOf(events: { what: string; path: string }[]): string {
+/**
+ * What the coordinator was doing at a cut: its log lines and the layer's events of the last
+ * 400 ms before it (the index is written by SQLite's own calls, which the layer does not see:
+ * its log line tells).
+ */
+function phaseOf(events: { what: string; path: string }[], logTail: string[]): string {
   const paths = events.map((e) => e.path);
-  if (paths.some((p) => /manifest\.json|report\.md|\.summary\.json/.test(p))) return 'finalization';
-  if (paths.some((p) => p.startsWith('campaigns/'))) return 'campaign step';
+  if (logTail.some((l) => /\[coordinator:run-index\]|: indexed$|run index/.test(l))) return 'index writing';
+  if (logTail.some((l) => /\[coordinator:campaigns\]/.test(l)) || paths.some((p) => p.startsWith('campaigns/'))) return 'campaign step';
+  if (logTail.some((l) => /is free; starting its part|queued/.test(l)) || paths.some((p) => /^runs\/[^/]+\/(run|plan)\.json$/.test(p))) return 'queue step';
+  if (paths.some((p) => /manifest\.json|report\.md|\.summary\.json/.test(p)) || logTail.some((l) => /summarized|finaliz/.test(l))) return 'finalization';
   if (events.some((e) => e.what === 'sync' && /\.jsonl$/.test(e.path))) return 'checkpoint';
-  if (paths.some((p) => /^runs\/[^/]+\/run\.json$/.test(p) || /plan\.json$/.test(p))) return 'run or queue step';
   if (events.some((e) => e.what === 'dsync')) return 'ingest';
-  return events.length === 0 ? 'idle' : 'other';
+  return events.length === 0 && logTail.length === 0 ? 'idle' : 'other';
+}
+
+/** The coordinator's log lines of the last `windowMs` before now (each starts with its ISO time). */
+function recentLog(output: string, windowMs: number): string[] {
+  const now = Date.now();
+  return output
+    .split('\n')
+    .slice(-200)
+    .filter((line) => {
+      const at = Date.parse(line.slice(0, 24));
+      return Number.isFinite(at) && at >= now - windowMs;
+    });
 }
 
 /** Every row of the run index by run id (keys depend on the order of indexing), sorted. */
@@ -145,8 +162,8 @@ export async function runPowerCutLab(options: PowerCutOptions): Promise<PowerCut
       const [lo, hi] = options.cutAfterMs;
       const afterMs = Math.round(lo + rng.next() * (hi - lo));
       await new Promise((resolve) => setTimeout(resolve, afterMs));
-      const phase = phaseOf(await lastEvents(shadow, 400));
       const running = coordinator as Proc | null;
+      const phase = phaseOf(await lastEvents(shadow, 400), recentLog(running?.output() ?? '', 400));
       await running?.stop('SIGKILL');
       const filesKept = await rebuildAfterCut(data, shadow);
       result.cuts.push({ n, afterMs, phase, filesKept });

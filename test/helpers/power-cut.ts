@@ -17,7 +17,7 @@ export function startCoordinatorOnLayer(args: readonly string[], dataDir: string
   return startBenchfleet(['coordinator', ...args, '--data', dataDir], layerEnv, logFile);
 }
 
-/** What the layer recorded last before a cut: its events of the last `windowMs` (sync, dirsync, dsync, each with a path). */
+/** What the layer recorded in the last `windowMs` before now: sync, dirsync and dsync events, each with a path. */
 export async function lastEvents(shadow: string, windowMs: number): Promise<{ at: number; what: string; path: string }[]> {
   const text = await readFile(join(shadow, 'events.log'), 'utf8').catch(() => '');
   const events = text
@@ -27,8 +27,8 @@ export async function lastEvents(shadow: string, windowMs: number): Promise<{ at
       const [at, what, ...rest] = l.split(' ');
       return { at: Number(at), what: what ?? '', path: rest.join(' ') };
     });
-  const end = events.at(-1)?.at ?? 0;
-  return events.filter((e) => e.at >= end - windowMs);
+  const since = Date.now() - windowMs;
+  return events.filter((e) => e.at >= since);
 }
 
 /**

@@ -9,12 +9,12 @@ import { campaignCellsText } from '../analysis/campaign/campaign-report.ts';
 import { wrapText } from '../analysis/report/text-layout.ts';
 import { BenchfleetError, errorMessage } from '../shared/errors.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
-import type { ControlToCoordinator } from '../shared/protocol/events.ts';
+import type { ControlToCoordinator, RunSummary } from '../shared/protocol/events.ts';
 import { request } from '../shared/protocol/request.ts';
 import { type ControlSocket } from './control-client.ts';
 import { unwrap } from '../shared/protocol/failure.ts';
 import { EXIT_GATE } from './exit-codes.ts';
-import { formatDuration } from './progress-display.ts';
+import { formatDuration, type ProgressDisplay } from './progress-display.ts';
 
 export function campaignEnded(c: CampaignSummary): boolean {
   return c.state === 'finished' || c.state === 'cancelled';
@@ -65,26 +65,57 @@ export function campaignEndLines(c: CampaignSummary, columns: number): string[] 
 
 type Attempt = { kind: 'ended'; campaign: CampaignSummary } | { kind: 'lost'; reason: string };
 
-function followOnce(socket: ControlSocket, id: string, show: (c: CampaignSummary) => void): Promise<Attempt> {
+const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * One connection's worth of following. With a display, the campaign's run under way is followed
+ * too: its machines' bars (or, off a terminal, a line per change) come between the campaign's
+ * lines, from its start to its end.
+ */
+function followOnce(socket: ControlSocket, id: string, show: (c: CampaignSummary) => void, display: ProgressDisplay | undefined): Promise<Attempt> {
+  let following: string | null = null;
+  const onRun = (run: RunSummary): void => {
+    if (display === undefined || run.runId !== following) return;
+    display.render(run);
+    if (ENDED.has(run.state)) {
+      display.finish();
+      following = null;
+    }
+  };
+  const followRunOf = (c: CampaignSummary): void => {
+    const current = c.runs.at(-1);
+    if (display === undefined || !current || ENDED.has(current.state) || current.runId === following) return;
+    following = current.runId;
+    // The run's bars are a bonus to the campaign's lines: a refusal (the run ended meanwhile) is no error.
+    request<ControlToCoordinator, 'run:follow'>(socket, 10_000, 'run:follow', current.runId).then(
+      (answer) => {
+        if (answer.ok) onRun(answer.value);
+      },
+      () => undefined,
+    );
+  };
   return new Promise((resolve, reject) => {
     const finish = (attempt: Attempt): void => {
       socket.off('campaign:update', onUpdate);
+      socket.off('run:update', onRun);
       socket.off('disconnect', onDisconnect);
       resolve(attempt);
     };
     const onUpdate = (c: CampaignSummary): void => {
       if (c.campaignId !== id) return;
       show(c);
+      followRunOf(c);
       if (campaignEnded(c)) finish({ kind: 'ended', campaign: c });
     };
     const onDisconnect = (reason: string): void => finish({ kind: 'lost', reason });
     socket.on('campaign:update', onUpdate);
+    socket.on('run:update', onRun);
     socket.on('disconnect', onDisconnect);
     request<ControlToCoordinator, 'campaign:follow'>(socket, 30_000, 'campaign:follow', id).then((answer) => onUpdate(unwrap(answer)), reject);
   });
 }
 
-export async function followCampaign(connect: () => Promise<ControlSocket>, id: string, options: { reconnectForMs: number; onLine: (line: string) => void }): Promise<CampaignSummary> {
+export async function followCampaign(connect: () => Promise<ControlSocket>, id: string, options: { reconnectForMs: number; onLine: (line: string) => void; display?: ProgressDisplay }): Promise<CampaignSummary> {
   let last = '';
   const show = (c: CampaignSummary): void => {
     const line = campaignLine(c);
@@ -95,7 +126,7 @@ export async function followCampaign(connect: () => Promise<ControlSocket>, id: 
     const socket = await connect();
     let attempt: Attempt;
     try {
-      attempt = await followOnce(socket, id, show);
+      attempt = await followOnce(socket, id, show, options.display);
     } finally {
       socket.close();
     }

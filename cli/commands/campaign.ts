@@ -71,8 +71,12 @@ async function printCampaign(c: CampaignSummary): Promise<void> {
 }
 
 async function followToEnd(args: ConnectionArgs & ReconnectArgs, id: string, json: boolean): Promise<void> {
-  const [{ followCampaign, campaignEndLines, campaignExitCode }, { connectControl }] = await Promise.all([import('../campaign-follow.ts'), import('../control-client.ts')]);
-  const end = await followCampaign(() => connectControl(args), id, { reconnectForMs: reconnectMs(args), onLine: (line) => (json ? undefined : printLine(line)) });
+  const [{ followCampaign, campaignEndLines, campaignExitCode }, { connectControl }, { ProgressDisplay }] = await Promise.all([import('../campaign-follow.ts'), import('../control-client.ts'), import('../progress-display.ts')]);
+  // The run under way shows its machines' progress (bars and ETA on a terminal), the campaign's
+  // lines above it; with --json only the end is printed.
+  const display = json ? undefined : new ProgressDisplay(process.stdout);
+  const end = await followCampaign(() => connectControl(args), id, { reconnectForMs: reconnectMs(args), onLine: (line) => display?.printAbove(line), ...(display ? { display } : {}) });
+  display?.finish();
   if (json) printJson(end);
   else for (const line of campaignEndLines(end, process.stdout.isTTY === true ? process.stdout.columns || 80 : Number.POSITIVE_INFINITY)) printLine(line);
   process.exitCode = campaignExitCode(end);

@@ -1,16 +1,17 @@
 // Campaigns with real processes: a campaign with --until and --runs 3 stops at the first run
 // where the rule holds (or at --max-runs), and a coordinator SIGKILLed with a queue and a
 // campaign mid-way resumes both exactly: every run of the campaign made once, none lost, the
-// queued run run once.
+// queued run run once. `campaign start --follow` shows each run's progress and ends with the cells.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ControlSocket } from '../../cli/control-client.ts';
 import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { assertStoppedAtFirstHold, campaignWhere } from '../helpers/campaign-waits.ts';
+import { startBenchfleet } from '../helpers/processes.ts';
 import { createFleet, plannedSamples, readJsonLines, startRun, TINY_PLAN, waitForRun, type Fleet } from './fleet-helpers.ts';
 
 let fleet: Fleet;
@@ -60,4 +61,29 @@ test('a coordinator SIGKILLed with a queued run and a campaign mid-way resumes b
     }
   }
   assert.deepEqual((await readdir(join(fleet.dir, 'agents', 'camp-b', 'runs'))).sort(), end.runs.map((r) => r.runId).sort(), 'camp-b ran each campaign run once');
+});
+
+test('campaign start --follow shows each run\'s progress between short campaign lines and ends with the cells, exit 0 after its planned runs', async () => {
+  const planPath = join(fleet.dir, 'tiny-follow.json');
+  await writeFile(planPath, `${JSON.stringify(TINY_PLAN, null, 2)}\n`);
+  const follow = startBenchfleet(['campaign', 'start', planPath, '--machines', 'camp-a', '--runs', '2', '--follow', '--coordinator', fleet.url], { ...fleet.env, BENCHFLEET_LOG: '' });
+  const { code } = await follow.exited;
+  const lines = follow.output().trimEnd().split('\n');
+  assert.equal(code, 0, follow.output());
+  const id = /^campaign (\S+) \(plan [0-9a-f]{12}\) on camp-a$/.exec(lines[0] ?? '')?.[1];
+  assert.ok(id, lines.join('\n'));
+  // Off a terminal the progress display prints a line per change: each run's machine is seen
+  // measuring, after the line that says the run is under way and before the next run's.
+  const at = (pattern: RegExp, from = 0): number => lines.findIndex((l, i) => i >= from && pattern.test(l));
+  const first = at(/^run 1 of 2 (assigned|running|queued) \(\S+\)/);
+  const second = at(/^run 2 of 2 /, first + 1);
+  assert.ok(first > 0 && second > first, lines.join('\n'));
+  assert.ok(at(/^camp-a: (running|completed) \d+\/\d+ samples/, first) < second, 'the first run\'s progress before the second run\'s line');
+  assert.ok(at(/^camp-a: (running|completed) \d+\/\d+ samples/, second) > second, 'the second run\'s progress after its line');
+  const finished = at(/^finished: /);
+  assert.ok(finished > second, lines.join('\n'));
+  // No line repeats the campaign id after the first; the end is the cells' table and where the report is.
+  assert.deepEqual(lines.slice(1).filter((l) => l.includes(id) && !l.startsWith('the whole report')), []);
+  assert.ok(at(/^machine +policy +kernel +across runs \[95%\]/, finished) > finished, lines.join('\n'));
+  assert.match(lines.at(-1) ?? '', new RegExp(`^the whole report: benchfleet campaign report ${id} --data`));
 });

@@ -1,7 +1,7 @@
 // A fleet on loopback for tests: a coordinator process, agents as processes, a control client,
 // and checks on what ended up on disk.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectControl, type ControlSocket } from '../../cli/control-client.ts';
@@ -35,6 +35,9 @@ export interface Fleet {
   startCoordinator(port?: number, dataDir?: string): Promise<void>;
   startAgent(name: string, coordinatorUrl?: string, extraArgs?: string[]): Promise<Proc>;
   control(): Promise<ControlSocket>;
+  /** Stops the agents and the coordinator. */
+  stopProcesses(): Promise<void>;
+  /** Stops the agents and the coordinator, then removes the fleet's folder (dir). */
   stopAll(): Promise<void>;
 }
 
@@ -64,9 +67,16 @@ export async function createFleet(options: { coordinator?: boolean } = {}): Prom
       return agent;
     },
     control: () => connectControl({ coordinator: fleet.url, 'token-file': undefined, ca: undefined }, { token }),
-    async stopAll() {
+    async stopProcesses() {
       await Promise.all(agents.map((a) => a.stop()));
       if (fleet.url) await fleet.coordinator.stop();
+    },
+    async stopAll() {
+      try {
+        await fleet.stopProcesses();
+      } finally {
+        await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      }
     },
   };
   if (options.coordinator !== false) await fleet.startCoordinator();

@@ -33,8 +33,9 @@ before(async () => {
   }
 });
 after(async () => {
-  await fleet.stopAll();
+  await fleet.stopProcesses();
   if (stateDir) unmountTmpfs(stateDir);
+  await fleet.stopAll();
 });
 
 test('an agent whose --state disk fills mid-run fails the run with the reason, and what it delivered stays as it was', { skip, timeout: 180_000 }, async (t) => {

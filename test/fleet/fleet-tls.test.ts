@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
@@ -29,6 +29,7 @@ before(async () => {
 after(async () => {
   await agent.stop();
   await coordinator.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 test('over TLS an agent connects and a control client that trusts the certificate sees it', async () => {

@@ -95,8 +95,8 @@ function windowAt(t: Track, kept: readonly number[], lag: number, settings: Dete
   return windowsOf(t, kept, settings)[lag - 1] ?? null;
 }
 
-/** Running sums of windowsOf, reused from call to call (it is called for every cell at every run). */
-let scratch = new Float64Array(0);
+/** Running sums of windowsOf (of y, y² and the within-run variance), reused from call to call: it is called for every cell at every run. */
+let c1 = new Float64Array(0), c2 = new Float64Array(0), cw = new Float64Array(0);
 
 /**
  * The windows for lags 1 .. maxLag over `kept` (newest first), as far as they exist: one pass of
@@ -105,8 +105,11 @@ let scratch = new Float64Array(0);
  */
 function windowsOf(t: Track, kept: readonly number[], settings: DetectionSettings): Window[] {
   const n = kept.length;
-  if (scratch.length < 3 * (n + 1)) scratch = new Float64Array(3 * (n + 1));
-  const c1 = scratch.subarray(0, n + 1), c2 = scratch.subarray(n + 1, 2 * (n + 1)), cw = scratch.subarray(2 * (n + 1), 3 * (n + 1));
+  if (c1.length < n + 1) {
+    c1 = new Float64Array(n + 1);
+    c2 = new Float64Array(n + 1);
+    cw = new Float64Array(n + 1);
+  }
   for (let j = 0; j < n; j++) {
     const i = kept[j] as number;
     const y = t.y[i] as number;
@@ -210,16 +213,15 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
   for (let run = 0; run < runCount; run++) {
     // Cells with a figure at this run, no change waiting for its confirming runs, and their
     // kept runs; the lag-1 windows feed the variance prior.
-    const active: { cell: number; end: number; kept: number[]; windows: Window[] }[] = [];
+    const active: { cell: number; end: number; windows: Window[] }[] = [];
     const priorS2: number[] = [];
     const priorDf: number[] = [];
     tracks.forEach((t, cell) => {
       if (t.runs[t.cursor] !== run) return;
       const end = t.cursor++;
       if (!settle(t, end)) return;
-      const kept = keptBack(t, end, longest);
-      const windows = windowsOf(t, kept, settings);
-      active.push({ cell, end, kept, windows });
+      const windows = windowsOf(t, keptBack(t, end, longest), settings);
+      active.push({ cell, end, windows });
       const w = windows[0];
       if (w !== undefined) {
         priorS2.push(w.variance);
@@ -228,7 +230,7 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
     });
     if (priorS2.length === 0) continue;
     const prior = fitVariancePrior(priorS2, priorDf);
-    const tested: { cell: number; p: number; end: number; kept: number[] }[] = [];
+    const tested: { cell: number; p: number; end: number }[] = [];
     const better: { cell: number; p: number; end: number; window: Window }[] = [];
     let testedCount = 0;
     let betterCount = 0;
@@ -241,7 +243,7 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
       let best = 1;
       for (let lag = 1; lag <= lags; lag++) best = Math.min(best, pValue(windows[lag - 1] as Window, lag, prior, worse, bounds[lags] as number));
       // Only cells whose p can be flagged go to Benjamini-Hochberg, with the family's size.
-      if (best * lags <= settings.alpha) tested.push({ cell: a.cell, end: a.end, kept: a.kept, p: best * lags });
+      if (best * lags <= settings.alpha) tested.push({ cell: a.cell, end: a.end, p: best * lags });
       const up = pValue(windows[0] as Window, 1, prior, -worse, bounds[1] as number);
       if (up <= settings.alpha) better.push({ cell: a.cell, end: a.end, window: windows[0] as Window, p: up });
     }
@@ -251,12 +253,13 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
       if (qi > settings.alpha) return;
       const t = tracks[c.cell] as Track;
       // The lag-1 test needed a window of minWindow runs, so the located split has one.
-      const after = locate(t, c.kept, settings);
-      const w = windowAt(t, c.kept, after, settings) as Window;
+      const kept = keptBack(t, c.end, longest);
+      const after = locate(t, kept, settings);
+      const w = windowAt(t, kept, after, settings) as Window;
       const m = moderate(w.variance, w.k - 1, prior);
       const diff = w.recent - w.mean;
       const half = tq(m.df) * Math.sqrt(m.variance * (1 / after + 1 / w.k));
-      const start = c.kept[after - 1] as number;
+      const start = kept[after - 1] as number;
       const change: CellChange = {
         cell: c.cell, at: t.runs[start] as number, detectedAt: run, ratio: Math.exp(diff), lo: Math.exp(diff - half), hi: Math.exp(diff + half),
         p: c.p, q: qi, before: w.k, after, outcome: 'open',

@@ -6,6 +6,7 @@
 // HTML report of one run made by the CLI. The Compare page starts with the comparison's summary.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -17,14 +18,16 @@ import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import { Coordinator } from '../../coordinator/server.ts';
 import { launchBrowser, watchedPage } from '../helpers/browser.ts';
+import { toJsonl } from '../helpers/raw-records.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
+import { syntheticRun } from '../helpers/synthetic-raw.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const WIDTH = 390;
 const CAMPAIGN = '20261201-120000-narrow';
 
-/** The widest the page is, and each chart text drawn smaller than 10 px (its text and size). */
+/** The widest the page is, each chart text drawn smaller than 10 px (its text and size), and x tick labels that touch. */
 async function measure(page: Page): Promise<{ scrollWidth: number; innerWidth: number; small: string[] }> {
   return page.evaluate(`(() => {
     const small = [];
@@ -33,6 +36,11 @@ async function measure(page: Page): Promise<{ scrollWidth: number; innerWidth: n
       if (box.width === 0 || t.textContent.trim() === '') continue;
       const size = parseFloat(getComputedStyle(t).fontSize) * Math.abs(t.getScreenCTM().a);
       if (size < 9.95) small.push(t.textContent.trim() + ' ' + size.toFixed(1) + ' px');
+    }
+    // Tick labels of one axis that run into each other ("0.050.10.2").
+    for (const axis of document.querySelectorAll('svg g[aria-label="x-axis tick label"]')) {
+      const boxes = [...axis.querySelectorAll('text')].map((t) => [t.getBoundingClientRect(), t.textContent.trim()]).filter(([b]) => b.width > 0).sort((a, b) => a[0].left - b[0].left);
+      for (let i = 1; i < boxes.length; i++) if (boxes[i][0].left < boxes[i - 1][0].right + 2 && Math.abs(boxes[i][0].top - boxes[i - 1][0].top) < 4) small.push('ticks ' + boxes[i - 1][1] + ' and ' + boxes[i][1] + ' touch');
     }
     return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, small };
   })()`);
@@ -62,6 +70,19 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
   const report = join(dir, 'report.html');
   const cli = await runCli(['report', join(dir, 'runs', runIds[0] as string), '--html', report]);
   assert.equal(cli.code, 0, cli.stderr);
+  // And one whose speedups run from 0.06x to 8x: eight log ticks from 0.05 to 10 on a 230 px axis ran together.
+  // Two machines, so each machine's panel has half the width.
+  const wideDirs: string[] = [];
+  for (const [i, machine] of spec.machines.entries()) {
+    const wideDir = join(dir, `wide-${machine}`);
+    await mkdir(wideDir);
+    await writeFile(join(wideDir, 'whole.jsonl'), toJsonl(syntheticRun({ seed: 71 + i, machine, policy: 'whole', kernels: spec.kernels, arms: spec.arms, rounds: 3, speedup: 0.06 })));
+    await writeFile(join(wideDir, 'pages.jsonl'), toJsonl(syntheticRun({ seed: 81 + i, machine, policy: 'pages', kernels: spec.kernels, arms: spec.arms, rounds: 3, speedup: 8 })));
+    wideDirs.push(wideDir);
+  }
+  const wideReport = join(dir, 'wide-report.html');
+  const wideCli = await runCli(['report', ...wideDirs, '--html', wideReport]);
+  assert.equal(wideCli.code, 0, wideCli.stderr);
 
   const token = randomBytes(16).toString('hex');
   const coordinator = new Coordinator({ host: '127.0.0.1', port: 0, dataDir: dir, token });
@@ -82,7 +103,7 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
     await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
     const m = await measure(page);
     if (m.scrollWidth > m.innerWidth) problems.push(`${path} is ${m.scrollWidth} px wide on a ${m.innerWidth} px screen`);
-    if (m.small.length > 0) problems.push(`${path} has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}${m.small.length > 5 ? ` and ${m.small.length - 5} more` : ''}`);
+    if (m.small.length > 0) problems.push(`${path} has chart text under 10 px or touching ticks: ${m.small.slice(0, 5).join('; ')}${m.small.length > 5 ? ` and ${m.small.length - 5} more` : ''}`);
   }
   // The Runs page names each run's campaign, says when measuring started, and compares the ticked runs.
   await page.goto(`${dashboard.url}/runs`);
@@ -130,7 +151,12 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
   assert.ok(ratios.length > 0 && ratios.every((l) => /^\d+\.\d+$/.test(l)), ratios.join(' '));
   const m = await measure(page);
   if (m.scrollWidth > m.innerWidth) problems.push(`the HTML report is ${m.scrollWidth} px wide on a ${m.innerWidth} px screen`);
-  if (m.small.length > 0) problems.push(`the HTML report has chart text under 10 px: ${m.small.slice(0, 5).join('; ')}`);
+  if (m.small.length > 0) problems.push(`the HTML report has chart text under 10 px or touching ticks: ${m.small.slice(0, 5).join('; ')}`);
+  await page.goto(pathToFileURL(wideReport).href);
+  await page.waitForSelector('body[data-ready]');
+  const wide = await measure(page);
+  if (wide.small.length > 0) problems.push(`the wide-range HTML report has chart text under 10 px or touching ticks: ${wide.small.slice(0, 5).join('; ')}`);
+  assert.ok((await page.locator('figure[data-metric=speedup] g[aria-label="x-axis tick label"] text').count()) >= 2, 'the speedup axis keeps labels');
   assert.deepEqual(problems, []);
   assert.deepEqual(errors, []);
   // BENCHFLEET_SCREENSHOT_DIR=DIR: the pages at 390 px and the Campaign page at 1280 px there (docs/img/campaign.png).

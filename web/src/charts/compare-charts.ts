@@ -9,7 +9,7 @@ import * as Plot from '@observablehq/plot';
 import type { CompareGroup, Comparison } from '../../../analysis/compare/compare-types.ts';
 import { cspSafe } from './plot-figure.ts';
 import { runColors } from './run-colors.ts';
-import { logTicks } from './log-axis.ts';
+import { fitTicks, logTicks, ticksThatFit } from './log-axis.ts';
 
 interface RunPoint { kernel: string; machine: string; policy: string; run: string; median: number; lo: number | null; hi: number | null; load: number | null }
 interface Band { kernel: string; machine: string; policy: string; lo: number; hi: number }
@@ -56,7 +56,7 @@ export function runsChart(comparison: Comparison, width: number): Element {
       marginLeft: 110,
       marginRight: machines.length > 1 ? 70 : 10,
       ariaLabel: 'runs compared',
-      x: { type: 'log', domain, label: 'speedup over native (band: interval across runs, its ends at the right), log scale', grid: true, ticks: logTicks(domain[0], domain[1]), tickFormat: (x: number) => `${x}` },
+      x: { type: 'log', domain, label: 'speedup over native (band: interval across runs, its ends at the right), log scale', grid: true, ticks: fitTicks(logTicks(domain[0], domain[1]), ticksThatFit((width - 180) / Math.max(1, policies.length))), tickFormat: (x: number) => `${x}` },
       y: { domain: kernels, label: null },
       fx: { domain: policies, label: null },
       fy: { domain: machines, label: null },

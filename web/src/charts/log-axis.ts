@@ -19,6 +19,27 @@ export function logTicks(lo: number, hi: number): number[] {
   return [lo, hi];
 }
 
+/**
+ * At most `most` of `ticks` (as logTicks gives them), so that an axis on a narrow screen does
+ * not run its labels together ("0.050.10.2" at 390 px): the powers of ten and the 2s and 5s
+ * beside them while they fit, else the powers of ten, else every second, third ... of those.
+ */
+export function fitTicks(ticks: readonly number[], most: number): number[] {
+  const limit = Math.max(2, Math.floor(most));
+  if (ticks.length <= limit) return [...ticks];
+  const mantissa = (t: number): number => Number((t / 10 ** Math.floor(Math.log10(t) + 1e-9)).toPrecision(3));
+  const decades = ticks.filter((t) => mantissa(t) === 1);
+  const pool = decades.length >= 2 ? decades : [...ticks];
+  if (pool.length <= limit) return pool;
+  const step = Math.ceil(pool.length / limit);
+  return pool.filter((_, i) => i % step === 0);
+}
+
+/** The most tick labels an axis `length` px long has room for, each about `label` px wide with a gap. */
+export function ticksThatFit(length: number, label = 34): number {
+  return Math.max(2, Math.floor(length / label));
+}
+
 /** A log domain around `values`, with 1 (no change) in it when the values come near it. */
 export function logDomain(values: readonly number[]): [number, number] {
   const positive = values.filter((x) => x > 0 && Number.isFinite(x));

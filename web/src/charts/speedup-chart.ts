@@ -6,7 +6,7 @@
 // failed a check. The figures are the report's cells as they are.
 import * as Plot from '@observablehq/plot';
 import type { Report } from '../../../analysis/report/report-types.ts';
-import { logDomain, logTicks } from './log-axis.ts';
+import { fitTicks, logDomain, logTicks, ticksThatFit } from './log-axis.ts';
 import { cspSafe } from './plot-figure.ts';
 
 export interface CellPoint {
@@ -88,7 +88,7 @@ export function metricChart(report: Report, metric: Metric, width: number): Elem
     marginRight: 12,
     marginBottom: 40,
     ariaLabel: `${metric === 'speedup' ? 'speedup' : 'CPU ratio'} of ${report.arm}`,
-    x: { type: 'log', domain: [lo, hi], label: LABELS[metric], grid: true, ticks: logTicks(lo, hi), tickFormat: (x: number) => `${x}` },
+    x: { type: 'log', domain: [lo, hi], label: LABELS[metric], grid: true, ticks: fitTicks(logTicks(lo, hi), ticksThatFit((width - 130) / Math.max(1, report.machines.length))), tickFormat: (x: number) => `${x}` },
     y: { domain: report.policies, axis: null, paddingInner: 0.1 },
     color: { domain: report.policies, range: POLICY_COLOURS, legend: true },
     // Kernels are the rows (labelled on the left); machines the columns, labelled when several.

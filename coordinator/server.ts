@@ -31,7 +31,7 @@ import { AgentRegistry } from './agent-registry.ts';
 import { bearerToken, forbidden, Gatekeeper, type Role } from './auth.ts';
 import type { LoginLimit } from './login-limiter.ts';
 import { createHttpRoutes } from './http-routes.ts';
-import { respond, respondWith } from './reply.ts';
+import { respond, respond as respondNow, respondWith } from './reply.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 import { Campaigns } from './campaigns.ts';
 import { RunDispatch } from './run-dispatch.ts';
@@ -106,6 +106,13 @@ export class Coordinator {
   private readonly campaigns: Campaigns;
   private readonly agentSockets = new Map<string, AgentSocket>();
   private readonly gate: Gatekeeper;
+  /**
+   * Resolves once the journal is replayed and the runs and campaigns are loaded. The port listens
+   * before that (agents reconnect at once after a restart), so control requests wait for it:
+   * answered earlier, a follower would hear UNKNOWN_RUN of a run that is there.
+   */
+  private readonly loaded: Promise<void>;
+  private markLoaded: () => void = () => undefined;
   private http: HttpServer | null = null;
   private io: Server | null = null;
   private control: Namespace<ControlToCoordinator, CoordinatorToControl> | null = null;
@@ -113,6 +120,9 @@ export class Coordinator {
   readonly events = new EventEmitter<{ run: [runId: string]; agents: []; campaign: [campaignId: string] }>();
 
   constructor(options: CoordinatorOptions) {
+    this.loaded = new Promise((resolve) => {
+      this.markLoaded = resolve;
+    });
     this.options = options;
     const agentToken = options.agentToken ?? options.token;
     const controlToken = options.controlToken ?? options.token;
@@ -247,6 +257,7 @@ export class Coordinator {
     await this.campaigns.load();
     await this.dispatch.start();
     this.campaigns.resume();
+    this.markLoaded();
     const scheme = this.options.tls ? 'https' : 'http';
     return `${scheme}://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}`;
   }
@@ -356,6 +367,12 @@ export class Coordinator {
     });
     ns.on('connection', (socket: ControlSocket) => {
       const lifecycle = this.lifecycle;
+      // Every control request is answered once the data folder is loaded (see `loaded`).
+      const respond = <T>(ack: unknown, l: typeof log, what: string, work: () => Promise<T> | T): void =>
+        respondNow(ack, l, what, async () => {
+          await this.loaded;
+          return work();
+        });
       socket.on('run:start', (request, ack) => respond(ack, log, 'run:start', () => this.dispatch.startRun(request)));
       socket.on('status', (ack) => respond(ack, log, 'status', () => ({ agents: this.agentList(), runs: lifecycle.list() })));
       socket.on('run:follow', (rawId, ack) =>

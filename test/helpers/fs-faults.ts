@@ -11,7 +11,7 @@ const require = createRequire(import.meta.url);
 const fsp = require('node:fs/promises') as Record<string, unknown>;
 const openFile = fsp['open'] as (path: string, flags?: string | number) => Promise<FileHandle>;
 
-export type FaultOp = 'datasync' | 'sync' | 'write' | 'rm' | 'unlink' | 'truncate' | 'open';
+export type FaultOp = 'datasync' | 'sync' | 'write' | 'rm' | 'unlink' | 'truncate' | 'open' | 'readdir';
 
 export interface FaultRule {
   op: FaultOp;
@@ -101,7 +101,7 @@ export async function injectFaults(): Promise<Faults> {
     };
     restores.push(() => (proto[op] = original));
   }
-  for (const op of ['rm', 'unlink', 'truncate', 'open'] as const) {
+  for (const op of ['rm', 'unlink', 'truncate', 'open', 'readdir'] as const) {
     const original = fsp[op] as (...args: unknown[]) => Promise<unknown>;
     fsp[op] = (...args: unknown[]) => around(op, String(args[0]), () => original(...args));
     restores.push(() => (fsp[op] = original));

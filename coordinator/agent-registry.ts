@@ -33,6 +33,8 @@ export interface RegistryOptions {
   keep?: (name: string) => boolean;
   maxAgents?: number;
   forgetAfterDays?: number;
+  /** false: no bound applies until startBounds() (the coordinator, until its runs are loaded and `keep` can answer). Default true. */
+  bounded?: boolean;
   now?: () => number;
 }
 
@@ -58,6 +60,11 @@ export class AgentRegistry {
   /** Writes of agents.json made so far (the log and tests read it). */
   writes = 0;
   private readonly keep: (name: string) => boolean;
+  /**
+   * Whether the bounds apply yet: not before the runs are loaded (startBounds), when `keep`
+   * cannot know which machines a run needs and the agents of a running fleet reconnect at once.
+   */
+  private bounded: boolean;
   private readonly maxAgents: number;
   private readonly forgetAfterMs: number;
   private readonly now: () => number;
@@ -65,6 +72,7 @@ export class AgentRegistry {
   constructor(dataDir: string, options: RegistryOptions = {}) {
     this.file = join(dataDir, 'agents.json');
     this.keep = options.keep ?? (() => false);
+    this.bounded = options.bounded ?? true;
     this.maxAgents = options.maxAgents ?? MAX_AGENTS;
     this.forgetAfterMs = (options.forgetAfterDays ?? FORGET_AFTER_DAYS) * 86_400_000;
     this.now = options.now ?? Date.now;
@@ -86,6 +94,7 @@ export class AgentRegistry {
 
   /** Apply the bounds (module comment); true when an agent was forgotten. */
   private prune(): boolean {
+    if (!this.bounded) return false;
     const now = this.now();
     const forgettable = [...this.agents.values()].filter((a) => a.connectionId === null && !this.keep(a.name)).sort((a, b) => a.lastSeen - b.lastSeen || (a.name < b.name ? -1 : 1));
     let over = this.agents.size - this.maxAgents;
@@ -109,6 +118,12 @@ export class AgentRegistry {
     } catch {
       // No agents yet.
     }
+    if (this.prune()) await this.save();
+  }
+
+  /** The runs are loaded (`keep` answers): apply the bounds now and at every connect from here on. */
+  async startBounds(): Promise<void> {
+    this.bounded = true;
     if (this.prune()) await this.save();
   }
 

@@ -130,7 +130,7 @@ export class Coordinator {
     this.gate = new Gatekeeper({ agent: agentToken, control: controlToken }, options.loginLimit);
     // A machine a run still needs (queued, assigned, running or delivering) is never forgotten;
     // the registry asks only once agents connect or are forgotten, after the lifecycle is set.
-    this.registry = new AgentRegistry(options.dataDir, { keep: (name) => this.lifecycle.nextInQueue(name) !== null || this.lifecycle.activeRun(name) !== null });
+    this.registry = new AgentRegistry(options.dataDir, { keep: (name) => this.lifecycle.nextInQueue(name) !== null || this.lifecycle.activeRun(name) !== null, bounded: false });
     this.runStore = new RunStore(options.dataDir);
     // The coordinator owns run state: every change is saved, then sent to the run's followers
     // and observers, then handed to the dispatcher (which finalizes ended runs).
@@ -256,6 +256,8 @@ export class Coordinator {
     // Campaigns first, so that the end of a run finalized at start-up reaches its campaign.
     await this.campaigns.load();
     await this.dispatch.start();
+    // Only now does the registry know which machines a run needs, and which it may forget.
+    await this.registry.startBounds();
     this.campaigns.resume();
     this.markLoaded();
     const scheme = this.options.tls ? 'https' : 'http';

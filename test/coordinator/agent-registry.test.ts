@@ -115,3 +115,30 @@ test('a thousand connects at once are a few compact writes of agents.json holdin
   assert.deepEqual(again.list(() => null).map((a) => a.name), names);
   assert.equal(again.lastSeen('m0007'), registry.lastSeen('m0007'), 'the latest state, saved after the last change');
 });
+
+test('a registry bounded only once the runs are loaded forgets none of a running fleet that reconnects before them, and then only agents no run needs', async (t) => {
+  const dir = await tempDir(t, 'bf-registry-');
+  let now = Date.parse('2026-12-01T00:00:00Z');
+  const facts = machineFacts();
+  const first = new AgentRegistry(dir, { maxAgents: 2000 });
+  for (let i = 0; i < 6; i++) await first.connected(`m${i}`, facts, `c${i}`);
+  for (let i = 0; i < 6; i++) await first.disconnected(`m${i}`, `c${i}`);
+  await first.settled();
+  // A restart: the runs are not loaded yet, so `keep` says no to all; a cap of 3 would forget three.
+  let runsLoaded = false;
+  const needed = new Set(['m0', 'm1', 'm2', 'm3']);
+  const restarted = new AgentRegistry(dir, { maxAgents: 3, keep: (n) => runsLoaded && needed.has(n), now: () => now, bounded: false });
+  await restarted.load();
+  now += 1000;
+  await restarted.connected('m5', facts, 'c5b');
+  await restarted.connected('m4', facts, 'c4b');
+  assert.equal(restarted.list(() => null).length, 6, 'no agent forgotten before the runs are loaded');
+  runsLoaded = true;
+  await restarted.startBounds();
+  // m0 to m3 are needed by a run, m4 and m5 online: over the cap, nothing forgettable is left.
+  assert.deepEqual(restarted.list(() => null).map((a) => a.name), ['m0', 'm1', 'm2', 'm3', 'm4', 'm5']);
+  await restarted.disconnected('m5', 'c5b');
+  await restarted.connected('m6', facts, 'c6');
+  assert.deepEqual(restarted.list(() => null).map((a) => a.name), ['m0', 'm1', 'm2', 'm3', 'm4', 'm6'], 'once bounded, the offline agent no run needs goes');
+  await restarted.settled();
+});

@@ -46,7 +46,7 @@ async function measure(page: Page): Promise<{ scrollWidth: number; innerWidth: n
   })()`);
 }
 
-test('every dashboard page and the HTML report fit a 390 px screen with chart text of 10 px or more; Runs names campaigns and compares ticked runs; Compare starts with its summary; the HTML report names its machines and dates', { timeout: 300_000 }, async (t) => {
+test('every dashboard page and the HTML report fit a 390 px screen with chart text of 10 px or more; Runs names campaigns and compares ticked runs; the picker picks a campaign or the last N; Compare starts with its summary; the HTML report names its machines and dates', { timeout: 300_000 }, async (t) => {
   const dir = await tempDir(t, 'bf-narrow-');
   const spec = { planName: 'narrow study', machines: ['ryzen', 'm2pro'], policies: ['whole' as const, 'pages' as const], kernels: ['aes-cbc-decrypt', 'sha256', 'xxhash32'], arms: ['native', 'taskpool-4-batched', 'taskpool-8-batched'], rounds: 4, repeats: 2 };
   const runIds: string[] = [];
@@ -118,6 +118,15 @@ test('every dashboard page and the HTML report fit a 390 px screen with chart te
   await page.click('#compare-chosen');
   await page.waitForURL(/\/compare\?runs=/);
   assert.deepEqual(new URL(page.url()).searchParams.get('runs')?.split(',').sort(), [runIds[1], runIds[2]].sort());
+
+  // The Compare picker picks a campaign's runs, or the newest few, at a click.
+  await page.goto(`${dashboard.url}/compare`);
+  await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+  const ticked = async (): Promise<string[]> => (await page.evaluate<string[]>(`[...document.querySelectorAll('input[name=run]:checked')].map((b) => b.value)`)).sort();
+  await page.click(`button.pick-campaign[data-campaign="${CAMPAIGN}"]`);
+  assert.deepEqual(await ticked(), runIds.slice(3).sort());
+  await page.click('button.pick-last:text-is("the last 5")');
+  assert.deepEqual(await ticked(), runIds.slice(1).sort());
 
   await page.goto(`${dashboard.url}/campaigns/${CAMPAIGN}`);
   await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });

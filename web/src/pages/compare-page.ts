@@ -43,8 +43,25 @@ function picker(runs: readonly RunListItem[]): HTMLElement {
   const form = h('form', { class: 'compare-picker', method: 'get', action: '/compare' });
   for (const [sha, members] of byPlan) {
     const fieldset = h('fieldset', { 'data-plan': sha }, h('legend', {}, `${members[0]?.planName ?? '(no name)'} `, h('span', { class: 'mono' }, sha.slice(0, 12)), ` (${members.length} run${members.length === 1 ? '' : 's'})`));
+    // Quick picks: a campaign's runs, or the newest few, instead of ticking box after box.
+    const tick = (ids: ReadonlySet<string>): void => {
+      for (const box of form.querySelectorAll<HTMLInputElement>('input[name=run]')) box.checked = ids.has(box.value);
+    };
+    const picks = h('p', { class: 'quick-picks' });
+    const newest = [...members].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    for (const n of [3, 5].filter((k) => k < members.length)) {
+      const button = h('button', { type: 'button', class: 'pick-last' }, `the last ${n}`);
+      button.addEventListener('click', () => tick(new Set(newest.slice(0, n).map((r) => r.runId))));
+      picks.append(button, ' ');
+    }
+    for (const campaign of [...new Set(members.flatMap((r) => (r.campaignId === null ? [] : [r.campaignId])))]) {
+      const button = h('button', { type: 'button', class: 'pick-campaign', 'data-campaign': campaign }, `campaign ${campaign}`);
+      button.addEventListener('click', () => tick(new Set(members.filter((r) => r.campaignId === campaign).map((r) => r.runId))));
+      picks.append(button, ' ');
+    }
+    if (picks.childNodes.length > 0) fieldset.append(picks);
     for (const run of members) {
-      fieldset.append(h('label', { class: 'pick' }, h('input', { type: 'checkbox', name: 'run', value: run.runId }), ` ${run.runId} `, h('span', { class: 'muted' }, `${formatTime(run.createdAt)}, ${run.machines.map((m) => m.name).join(', ')}, ${run.state}`)));
+      fieldset.append(h('label', { class: 'pick' }, h('input', { type: 'checkbox', name: 'run', value: run.runId }), ` ${run.runId} `, h('span', { class: 'muted' }, `${formatTime(run.createdAt)}, ${run.machines.map((m) => m.name).join(', ')}, ${run.state}${run.campaignId === null ? '' : `, campaign ${run.campaignId}`}`)));
     }
     form.append(fieldset);
   }

@@ -122,7 +122,12 @@ async function install(root, shadow) {
     return found;
   };
   const retire = (inodes) => {
-    for (const ino of inodes) fs.writeFileSync(path.join(retiredDir, String(ino)), String(generation(ino) + 1));
+    for (const ino of inodes) {
+      // Whole or not at all: another thread reading it meanwhile must see the old count or the new.
+      const tmp = path.join(retiredDir, `.${ino}.${process.pid}.${workerThreads.threadId}.${++tmpCounter}`);
+      fs.writeFileSync(tmp, String(generation(ino) + 1));
+      fs.renameSync(tmp, path.join(retiredDir, String(ino)));
+    }
   };
 
   if (isMainThread && !fs.existsSync(path.join(shadow, 'ready'))) {

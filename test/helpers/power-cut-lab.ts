@@ -213,7 +213,9 @@ export async function runPowerCutLab(options: PowerCutOptions): Promise<PowerCut
     sims?.close();
     await Promise.all(agents.map((a) => a.stop()));
     await (coordinator as Proc | null)?.stop();
-    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    // Kept for diagnosis when asked (POWER_CUT_KEEP=1) and something was found; else removed.
+    if (process.env['POWER_CUT_KEEP'] === '1' && result.problems.length > 0) options.log(`kept for diagnosis: ${dir}`);
+    else await rm(dir, { recursive: true, force: true, maxRetries: 3 });
   }
 }
 

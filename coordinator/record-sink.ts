@@ -219,8 +219,7 @@ export class RecordSink {
     } catch (error) {
       // Closed meanwhile: then the close's own sync is the one that counts.
       const closed = this.closing.get(path);
-      if (this.files.get(path)?.handle === handle) throw error;
-      if (closed) return closed;
+      if (closed && this.files.get(path)?.handle !== handle) return closed;
       throw error;
     }
   }

@@ -405,16 +405,6 @@ export class RecordJournal {
     await syncFolder(dirname(path));
   }
 
-  /** Raw files whose last sync failed and that wait for a rewrite; for tests and status. */
-  get suspectFiles(): string[] {
-    return [...this.suspect];
-  }
-
-  /** Segments on disk that a checkpoint has not deleted yet, the current one included; for tests. */
-  get keptSegments(): number[] {
-    return [...this.older, this.segment];
-  }
-
   /** After the record sink has synced and closed its files: a last checkpoint, so a clean stop leaves no journal. */
   async close(): Promise<void> {
     if (this.closed || this.closing) return;

@@ -4,13 +4,13 @@
 // clean and a second fsync succeeds without them); a segment that cannot be deleted keeps the
 // newer ones with it; and a file's line count is read by one recovery at a time, which its
 // writer waits for. Faults are injected into this process's file operations (fs-faults.ts).
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RecordSink } from '../../coordinator/record-sink.ts';
-import { gate, injectFaults } from '../helpers/fs-faults.ts';
+import { gate, injectFaults, type Faults } from '../helpers/fs-faults.ts';
 import { expect, rawPath, segments, sendAll, startSink, text } from '../helpers/journal-fixtures.ts';
 
 const RAW = /runs\/r1\/a\/pages\.jsonl$/;
@@ -21,15 +21,26 @@ function indexOf<T>(calls: readonly T[], match: (c: T) => boolean, from = 0): nu
   return -1;
 }
 
-test('a checkpoint waits for the sync of a handle being closed, and when that sync fails writes the file again from the journal before deleting a segment', async (t) => {
-  const { dir, sink, lines } = await startSink(['a'], 20);
+/**
+ * A sink over a new data folder with machine `a`'s first `count` lines, and faults injected; the
+ * test's end restores the file operations, closes the sink (and `also`, a restarted one) and
+ * removes the folder.
+ */
+async function setUp(t: TestContext, count: number): Promise<{ dir: string; sink: RecordSink; l: string[]; faults: Faults; also: (other: RecordSink) => void }> {
+  const { dir, sink, lines } = await startSink(['a'], count);
   const faults = await injectFaults();
+  const others: RecordSink[] = [];
   t.after(async () => {
     faults.restore();
-    await sink.close();
+    await sink.close().catch(() => undefined);
+    for (const other of others) await other.close();
     await rm(dir, { recursive: true, force: true });
   });
-  const l = lines.get('a') as string[];
+  return { dir, sink, l: lines.get('a') as string[], faults, also: (other) => others.push(other) };
+}
+
+test('a checkpoint waits for the sync of a handle being closed, and when that sync fails writes the file again from the journal before deleting a segment', async (t) => {
+  const { dir, sink, l, faults } = await setUp(t, 20);
   await sendAll(sink, dir, 'a', l, 10);
   assert.deepEqual(await segments(dir), ['00000001.wal']);
   const slow = gate();
@@ -54,14 +65,7 @@ test('a checkpoint waits for the sync of a handle being closed, and when that sy
 });
 
 test('after a sync fails with EIO the next one is not trusted as it is: the journalled bytes are written again first, and the segments stay until then', async (t) => {
-  const { dir, sink, lines } = await startSink(['a'], 20);
-  const faults = await injectFaults();
-  t.after(async () => {
-    faults.restore();
-    await sink.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const l = lines.get('a') as string[];
+  const { dir, sink, l, faults } = await setUp(t, 20);
   await sendAll(sink, dir, 'a', l, 5);
   faults.add({ op: 'datasync', path: RAW, code: 'EIO' });
   await sink.checkpoint();
@@ -74,14 +78,7 @@ test('after a sync fails with EIO the next one is not trusted as it is: the jour
 });
 
 test('a sync that keeps failing keeps every segment; once the disk is back the file is rewritten and synced and the segments go', async (t) => {
-  const { dir, sink, lines } = await startSink(['a'], 20);
-  const faults = await injectFaults();
-  t.after(async () => {
-    faults.restore();
-    await sink.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const l = lines.get('a') as string[];
+  const { dir, sink, l, faults } = await setUp(t, 20);
   await sendAll(sink, dir, 'a', l.slice(0, 10), 10);
   faults.add({ op: 'datasync', path: RAW, code: 'EIO', times: 2 });
   await assert.rejects(sink.checkpoint(), /could not sync 1 raw file/);
@@ -96,15 +93,7 @@ test('a sync that keeps failing keeps every segment; once the disk is back the f
 });
 
 test('a segment that cannot be deleted is kept with every newer one, so a replay never cuts a file back to an old segment', async (t) => {
-  const { dir, sink, lines } = await startSink(['a'], 30);
-  const faults = await injectFaults();
-  let restarted: RecordSink | null = null;
-  t.after(async () => {
-    faults.restore();
-    await restarted?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const l = lines.get('a') as string[];
+  const { dir, sink, l, faults, also } = await setUp(t, 30);
   await sendAll(sink, dir, 'a', l.slice(0, 10), 10);
   faults.add({ op: 'rm', path: /00000001\.wal$/, code: 'EACCES' });
   await assert.rejects(sink.checkpoint(), /could not delete 00000001\.wal/);
@@ -114,29 +103,21 @@ test('a segment that cannot be deleted is kept with every newer one, so a replay
   assert.deepEqual(await segments(dir), ['00000001.wal', '00000002.wal'], 'the newer segment stays beside the old one');
   // A crash now: the restart replays the old segment and the newer ones after it.
   faults.restore();
-  restarted = new RecordSink();
+  const restarted = new RecordSink();
+  also(restarted);
   await restarted.start(dir);
   assert.equal(await readFile(rawPath(dir, 'a'), 'utf8'), text(l), 'every acknowledged line survives the replay');
   assert.deepEqual(await segments(dir), []);
-  await sink.close().catch(() => undefined);
 });
 
 test('reading a line count and writing a batch never overlap: a late cut of a torn tail cannot remove an acknowledged batch', async (t) => {
-  const { dir, sink, lines } = await startSink(['a'], 30);
-  const faults = await injectFaults();
-  let restarted: RecordSink | null = null;
-  t.after(async () => {
-    faults.restore();
-    await sink.close().catch(() => undefined);
-    await restarted?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const l = lines.get('a') as string[];
+  const { dir, sink, l, faults, also } = await setUp(t, 30);
   await sendAll(sink, dir, 'a', l.slice(0, 10), 10);
   await sink.close();
   // A restart finds the file ending in a torn line (a write the crash cut short).
   await appendFile(rawPath(dir, 'a'), '{"type":"sample","se');
-  restarted = new RecordSink();
+  const restarted = new RecordSink();
+  also(restarted);
   await restarted.start(dir);
   const held = gate();
   faults.add({ op: 'truncate', path: RAW, gate: held.promise });
@@ -153,14 +134,7 @@ test('reading a line count and writing a batch never overlap: a late cut of a to
 });
 
 test('after a journal write fails, the next write starts a new segment that carries the old one\'s acknowledged entries in front of its own', async (t) => {
-  const { dir, sink, lines } = await startSink(['a'], 30);
-  const faults = await injectFaults();
-  t.after(async () => {
-    faults.restore();
-    await sink.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const l = lines.get('a') as string[];
+  const { dir, sink, l, faults } = await setUp(t, 30);
   await sendAll(sink, dir, 'a', l.slice(0, 10), 10);
   const acknowledged = await readFile(join(dir, 'journal', '00000001.wal'));
   faults.add({ op: 'write', path: /00000001\.wal$/, code: 'EIO' });

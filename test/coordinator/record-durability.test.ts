@@ -6,12 +6,14 @@
 // writer waits for. Faults are injected into this process's file operations (fs-faults.ts).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { RecordJournal } from '../../coordinator/record-journal.ts';
 import { RecordSink } from '../../coordinator/record-sink.ts';
 import { gate, injectFaults, type Faults } from '../helpers/fs-faults.ts';
-import { expect, rawPath, segments, sendAll, startSink, text } from '../helpers/journal-fixtures.ts';
+import { expect, linesOf, rawPath, segments, sendAll, startSink, text } from '../helpers/journal-fixtures.ts';
 
 const RAW = /runs\/r1\/a\/pages\.jsonl$/;
 
@@ -148,4 +150,31 @@ test('after a journal write fails, the next write starts a new segment that carr
   await sink.checkpoint();
   assert.deepEqual(await segments(dir), []);
   assert.equal(await readFile(rawPath(dir, 'a'), 'utf8'), text(l));
+});
+
+test('a replay that must stop at a file\'s gap syncs what it wrote back into the file before the segments go', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-journal-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = rawPath(dir, 'a');
+  await mkdir(join(dir, 'runs', 'r1', 'a'), { recursive: true });
+  const l = linesOf('a', 12);
+  const first = Buffer.from(text(l.slice(0, 10)));
+  const { journal } = await RecordJournal.open(dir, () => Promise.resolve());
+  await writeFile(path, first);
+  await journal.append([{ path, offset: 0, data: first }]);
+  // An entry that starts past anything the file can hold after the first: the replay stops there.
+  await journal.append([{ path, offset: first.length + 100, data: Buffer.from(text(l.slice(10))) }]);
+  // The crash: the raw file lost everything; the journal is what is left.
+  await writeFile(path, '');
+  const faults = await injectFaults();
+  try {
+    const { journal: replayed, replay } = await RecordJournal.open(dir, () => Promise.resolve());
+    await replayed.close();
+    assert.equal(replay.skipped.length, 1);
+    assert.equal(await readFile(path, 'utf8'), text(l.slice(0, 10)));
+    assert.deepEqual(faults.of('datasync', RAW).map((c) => c.outcome), ['ok'], 'the bytes written back were synced before the segment was deleted');
+  } finally {
+    faults.restore();
+    await journal.close().catch(() => undefined);
+  }
 });

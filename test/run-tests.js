@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs test/**/*.test.ts with Node's own test runner (Node 20 has no --test globs), by tier:
-//   unit     everything below, in about a minute: the inner loop (`npm run test:unit`)
+//   unit     everything below: the inner loop (`npm run test:unit`), three files at a time
 //   fleet    test/fleet/: real coordinators and agents as processes (`npm run test:fleet`)
 //   netns    test/netns/: machines in network namespaces; needs root, else skipped (`npm run test:netns`)
 //   browser  *-browser.test.ts: the dashboard in Chromium (`npm run test:browser`)

@@ -22,7 +22,8 @@ const log = createLogger('coordinator:runs');
 
 /** Allowed next states of one machine in a run. */
 const MACHINE_NEXT: Record<MachineState, readonly MachineState[]> = {
-  queued: ['assigned', 'cancelled'],
+  // failed: only when the coordinator lost the run's plan (failRun).
+  queued: ['assigned', 'failed', 'cancelled'],
   assigned: ['running', 'failed', 'cancelled'],
   running: ['delivering', 'completed', 'failed', 'cancelled'],
   delivering: ['completed', 'failed', 'cancelled'],
@@ -623,7 +624,7 @@ export class RunLifecycle {
   failRun(runId: string, message: string): Promise<RunSummary> {
     return this.change(runId, (run) => {
       const open = Object.entries(run.machines).filter(([, m]) => !isTerminal(m.state));
-      for (const [name, m] of open) this.moveMachine(run, name, m.state === 'queued' ? 'cancelled' : 'failed', message);
+      for (const [name] of open) this.moveMachine(run, name, 'failed', message);
       return open.length > 0;
     });
   }

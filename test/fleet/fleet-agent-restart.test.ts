@@ -76,7 +76,7 @@ test('a SIGKILLed agent takes its harness with it, releases the timing lock, and
   // The restarted agent's spool scan is held open on a FIFO (the scan reads every runs/*/status.json)
   // so the test knows it is mid-scan: an agent that connects before its scan is done can miss
   // its own `connect` event, which is how runs used to stay "running" for ever.
-  await fleet.coordinator.waitFor(/agent phoenix disconnected/, 20_000, coordinatorMark);
+  await fleet.coordinator.waitFor(/agent phoenix left/, 20_000, coordinatorMark);
   const gate = join(fleet.dir, 'agents', 'phoenix', 'runs', 'zzzz-scan-gate');
   await mkdir(gate);
   execFileSync('mkfifo', [join(gate, 'status.json')]);

@@ -143,7 +143,7 @@ test('a run cancelled while an agent is partitioned ends cancelled; the agent\'s
   let atCancel: number;
   let agentMark: number;
   try {
-    await fleet.coordinator.waitFor(/agent b disconnected/, 30_000, coordinatorMark);
+    await fleet.coordinator.waitFor(/agent b left/, 30_000, coordinatorMark);
     const socket = await fleet.control();
     try {
       atCancel = await deliveredLines(fleet, runId, ['b'], POLICIES);

@@ -109,7 +109,8 @@ test('every illegal machine transition is refused and changes nothing', async ()
 test('the transition tables of machines and runs allow exactly the documented moves', async () => {
   // Drive one machine into each state, then try every target through the generic mover.
   const legal: Record<MachineState, MachineState[]> = {
-    queued: ['assigned', 'cancelled'],
+    // failed: only failRun, for a run whose plan.json the coordinator lost (docs/protocol.md).
+    queued: ['assigned', 'failed', 'cancelled'],
     assigned: ['running', 'failed', 'cancelled'],
     running: ['delivering', 'completed', 'failed', 'cancelled'],
     delivering: ['completed', 'failed', 'cancelled'],

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs test/**/*.test.ts with Node's own test runner (Node 20 has no --test globs), by tier:
 //   unit     everything below: the inner loop (`npm run test:unit`), three files at a time
-//   fleet    test/fleet/: real coordinators and agents as processes (`npm run test:fleet`)
+//   fleet    test/fleet/: real coordinators and agents as processes (`npm run test:fleet`), two files at a time
 //   netns    test/netns/: machines in network namespaces; needs root, else skipped (`npm run test:netns`)
 //   browser  *-browser.test.ts: the dashboard in Chromium (`npm run test:browser`)
 // Without --tier=NAME every tier runs, each file once, unit first (`npm test`).
@@ -13,8 +13,9 @@
 //
 // Files of a tier run side by side (CONCURRENCY below; `-- --test-concurrency=N` or
 // BENCHFLEET_TEST_CONCURRENCY=N sets every tier's). Unit files mostly wait on child processes,
-// sockets and timers, so several at once fill two cores; fleet, netns and browser files measure
-// or time real processes and run one at a time, as before.
+// sockets and timers, so several at once fill two cores; fleet files (each a coordinator and
+// agents of its own, in a folder of its own) two at a time; netns and browser files measure or
+// time real processes and run one at a time, as before.
 //
 // Every file a test makes must go: the run gives its tests (and their children) a temporary
 // folder of their own as TMPDIR, under the usual one, checks after each tier that it is empty,
@@ -38,7 +39,7 @@ const TIERS = {
 };
 const ORDER = ['unit', 'fleet', 'netns', 'browser'];
 /** Files run at once per tier (node --test --test-concurrency, Node 20.10 and later). */
-const CONCURRENCY = { unit: 3, fleet: 1, netns: 1, browser: 1 };
+const CONCURRENCY = { unit: 3, fleet: 2, netns: 1, browser: 1 };
 
 function tierOf(file) {
   return Object.keys(TIERS).find((tier) => TIERS[tier](file)) ?? 'unit';

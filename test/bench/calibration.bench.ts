@@ -19,10 +19,8 @@ import { medianInterval } from '../../analysis/statistics/median-interval.ts';
 import { roundDrift } from '../../analysis/statistics/round-drift.ts';
 import { binomialSe, drawRuns, oneRunShifted, verdictRates, type RunEffectScenario } from '../helpers/run-effect-simulation.ts';
 import { normal, syntheticRun } from '../helpers/synthetic-raw.ts';
+import { reps, pct } from '../helpers/calibration-figures.ts';
 
-const scale = Number(process.env['BENCHFLEET_CALIBRATION_REPS'] ?? 1);
-const reps = (n: number) => Math.max(10, Math.round(n * scale));
-const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 let failed = false;
 const over = (rate: number, n: number) => rate > 0.05 + 3 * binomialSe(0.05, n);
 

@@ -14,14 +14,8 @@ import { runMeanInterval } from '../../analysis/statistics/run-mean-interval.ts'
 import { createRng, type Rng } from '../../shared/prng.ts';
 import { wilson } from '../helpers/synthetic-history.ts';
 import { normal } from '../helpers/synthetic-raw.ts';
+import { reps, pct, rate } from '../helpers/calibration-figures.ts';
 
-const scale = Number(process.env['BENCHFLEET_CALIBRATION_REPS'] ?? 1);
-const reps = (n: number): number => Math.max(10, Math.round(n * scale));
-const pct = (v: number): string => `${(v * 100).toFixed(1)}%`;
-const rate = (k: number, n: number): string => {
-  const [lo, hi] = wilson(k, n);
-  return `${pct(k / n)} [${pct(lo)}-${pct(hi)}]`;
-};
 const MAX_RUNS = 50;
 let failed = false;
 

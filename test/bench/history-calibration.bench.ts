@@ -19,14 +19,8 @@ import { detectChanges } from '../../analysis/history/change-detection.ts';
 import { DEFAULT_DETECTION } from '../../analysis/history/history-types.ts';
 import { createRng } from '../../shared/prng.ts';
 import { logUniformSds, syntheticHistory, wilson } from '../helpers/synthetic-history.ts';
+import { reps, pct, rate } from '../helpers/calibration-figures.ts';
 
-const scale = Number(process.env['BENCHFLEET_CALIBRATION_REPS'] ?? 1);
-const reps = (n: number): number => Math.max(10, Math.round(n * scale));
-const pct = (v: number): string => `${(v * 100).toFixed(1)}%`;
-const rate = (k: number, n: number): string => {
-  const [lo, hi] = wilson(k, n);
-  return `${pct(k / n)} [${pct(lo)}-${pct(hi)}]`;
-};
 const COMMON_SD = 0.01;
 let failed = false;
 

@@ -6,13 +6,13 @@
 // writer waits for. Faults are injected into this process's file operations (fs-faults.ts).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RecordJournal } from '../../coordinator/record-journal.ts';
 import { RecordSink } from '../../coordinator/record-sink.ts';
 import { gate, injectFaults, type Faults } from '../helpers/fs-faults.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 import { expect, linesOf, rawPath, segments, sendAll, startSink, text } from '../helpers/journal-fixtures.ts';
 
 const RAW = /runs\/r1\/a\/pages\.jsonl$/;
@@ -25,8 +25,8 @@ function indexOf<T>(calls: readonly T[], match: (c: T) => boolean, from = 0): nu
 
 /**
  * A sink over a new data folder with machine `a`'s first `count` lines, and faults injected; the
- * test's end restores the file operations, closes the sink (and `also`, a restarted one) and
- * removes the folder.
+ * test's end restores the file operations and closes the sink (and `also`, a restarted one).
+ * The folder goes with the file's others (journal-fixtures.ts).
  */
 async function setUp(t: TestContext, count: number): Promise<{ dir: string; sink: RecordSink; l: string[]; faults: Faults; also: (other: RecordSink) => void }> {
   const { dir, sink, lines } = await startSink(['a'], count);
@@ -36,7 +36,6 @@ async function setUp(t: TestContext, count: number): Promise<{ dir: string; sink
     faults.restore();
     await sink.close().catch(() => undefined);
     for (const other of others) await other.close();
-    await rm(dir, { recursive: true, force: true });
   });
   return { dir, sink, l: lines.get('a') as string[], faults, also: (other) => others.push(other) };
 }
@@ -153,8 +152,7 @@ test('after a journal write fails, the next write starts a new segment that carr
 });
 
 test('a replay that must stop at a file\'s gap syncs what it wrote back into the file before the segments go', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-journal-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  const dir = await tempDir(t, 'bf-journal-');
   const path = rawPath(dir, 'a');
   await mkdir(join(dir, 'runs', 'r1', 'a'), { recursive: true });
   const l = linesOf('a', 12);

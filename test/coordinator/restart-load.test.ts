@@ -4,19 +4,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connectControl } from '../../cli/control-client.ts';
 import { Coordinator } from '../../coordinator/server.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { gate, injectFaults } from '../helpers/fs-faults.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 test('status and run:follow sent while a restarted coordinator still loads its runs wait for the load and find the run', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-restart-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  const dir = await tempDir(t, 'bf-restart-');
   const runId = await writeFinishedRun(dir, { planName: 'restart', machines: ['m1'], policies: ['whole'], kernels: ['xxhash32'], arms: ['native', 'taskpool-1-batched'], seed: 1 });
   const token = randomBytes(16).toString('hex');
   const faults = await injectFaults();

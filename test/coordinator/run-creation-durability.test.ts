@@ -6,32 +6,32 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { machineFacts } from '../../agent/machine-facts.ts';
-import { AgentRegistry } from '../../coordinator/agent-registry.ts';
 import { Campaigns } from '../../coordinator/campaigns.ts';
-import { RunDispatch } from '../../coordinator/run-dispatch.ts';
 import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
 import { waitUntil } from '../helpers/condition-wait.ts';
 import { startDispatcher } from '../helpers/dispatcher.ts';
 import { waitForFile } from '../helpers/file-waits.ts';
 import { injectFaults } from '../helpers/fs-faults.ts';
+import { tempDir, type CleanupOwner } from '../helpers/temp-dir.ts';
 import { nativePlan } from '../helpers/test-plans.ts';
 
 const PLAN_TEXT = JSON.stringify(nativePlan('creation', { rounds: 1 }));
 const PLAN_SHA256 = createHash('sha256').update(PLAN_TEXT).digest('hex');
 
-async function dataDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'benchfleet-creation-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+/** A data folder with one run queued on m1 by a dispatcher that has stopped since, as a restart finds it. */
+async function queuedRunThenStopped(t: CleanupOwner): Promise<{ dir: string; runId: string }> {
+  const dir = await tempDir(t, 'bf-creation-');
+  const first = await startDispatcher(dir, ['m1']);
+  const { runIds } = await first.dispatch.queueRuns(PLAN_TEXT, PLAN_SHA256, ['m1'], 1);
+  await first.dispatch.close();
+  return { dir, runId: runIds[0] as string };
 }
 
 test('a series whose third save fails is removed whole: no run folder stays, none is listed, and a restart finds none', async (t) => {
-  const dir = await dataDir(t);
+  const dir = await tempDir(t, 'bf-creation-');
   const store = new RunStore(dir);
   const lifecycle = new RunLifecycle(store, () => undefined);
   await lifecycle.load();
@@ -51,7 +51,7 @@ test('a series whose third save fails is removed whole: no run folder stays, non
 });
 
 test('a series a crash cut short, its later runs saved and its first not, is removed at the next start before any machine is offered it', async (t) => {
-  const dir = await dataDir(t);
+  const dir = await tempDir(t, 'bf-creation-');
   const store = new RunStore(dir);
   const lifecycle = new RunLifecycle(store, () => undefined);
   await lifecycle.load();
@@ -70,11 +70,7 @@ test('a series a crash cut short, its later runs saved and its first not, is rem
 });
 
 test('a run whose plan.json a power cut left empty fails at the next start, saying why, and is finalized', async (t) => {
-  const dir = await dataDir(t);
-  const first = await startDispatcher(dir, ['m1']);
-  const { runIds } = await first.dispatch.queueRuns(PLAN_TEXT, PLAN_SHA256, ['m1'], 1);
-  const runId = runIds[0] as string;
-  await first.dispatch.close();
+  const { dir, runId } = await queuedRunThenStopped(t);
   await writeFile(join(dir, 'runs', runId, 'plan.json'), '');
   const second = await startDispatcher(dir, ['m1']);
   try {
@@ -89,11 +85,7 @@ test('a run whose plan.json a power cut left empty fails at the next start, sayi
 });
 
 test('temporaries a crash left beside run.json and report.md are removed when the run is finalized, and the manifest does not list them', async (t) => {
-  const dir = await dataDir(t);
-  const first = await startDispatcher(dir, ['m1']);
-  const { runIds } = await first.dispatch.queueRuns(PLAN_TEXT, PLAN_SHA256, ['m1'], 1);
-  const runId = runIds[0] as string;
-  await first.dispatch.close();
+  const { dir, runId } = await queuedRunThenStopped(t);
   // Another process's (pid 1) writes that stopped between write and rename.
   await writeFile(join(dir, 'runs', runId, '.report.md.1.7.tmp'), '# half a report');
   await writeFile(join(dir, 'runs', runId, 'm1', '.pages.summary.json.1.3.tmp'), '{"half"');
@@ -111,19 +103,9 @@ test('temporaries a crash left beside run.json and report.md are removed when th
 });
 
 test('a campaign whose run was created but could not start (its assignment not saved) records the run, and cancelling the campaign cancels it', async (t) => {
-  const dir = await dataDir(t);
-  const registry = new AgentRegistry(dir);
-  await registry.connected('m1', machineFacts(), 'conn-m1');
-  const store = new RunStore(dir);
-  let dispatch: RunDispatch | null = null;
+  const dir = await tempDir(t, 'bf-creation-');
   let campaigns: Campaigns | null = null;
-  const lifecycle = new RunLifecycle(store, (run) => {
-    dispatch?.runChanged(run);
-    campaigns?.runChanged(run);
-  });
-  dispatch = new RunDispatch({ store, lifecycle, registry, agents: { assign: () => Promise.resolve(true), cancel: () => undefined, isOnline: () => true }, timing: { assignTimeoutMs: 10_000, machineDeadlineMs: 3_600_000 }, onReport: () => undefined });
-  await dispatch.start();
-  const running = dispatch;
+  const { dispatch: running, lifecycle, store } = await startDispatcher(dir, ['m1'], (run) => campaigns?.runChanged(run));
   campaigns = new Campaigns({ dataDir: dir, lifecycle, queueRuns: (...args) => running.queueRuns(...args), cancelRun: (runId) => running.cancel(runId), knownMachine: () => true, runDir: (runId) => store.runDir(runId), announce: () => undefined });
   await campaigns.load();
   const faults = await injectFaults();

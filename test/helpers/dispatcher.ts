@@ -6,13 +6,18 @@ import { AgentRegistry } from '../../coordinator/agent-registry.ts';
 import { RunDispatch } from '../../coordinator/run-dispatch.ts';
 import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
 import { RunStore } from '../../coordinator/run-store.ts';
+import type { RunSummary } from '../../shared/protocol/events.ts';
 
-export async function startDispatcher(dir: string, machines: readonly string[]): Promise<{ dispatch: RunDispatch; lifecycle: RunLifecycle }> {
+/** `onRunChanged` hears each run change after the dispatcher (a campaign manager under test, say). */
+export async function startDispatcher(dir: string, machines: readonly string[], onRunChanged: (run: RunSummary) => void = () => undefined): Promise<{ dispatch: RunDispatch; lifecycle: RunLifecycle; store: RunStore }> {
   const registry = new AgentRegistry(dir);
   for (const m of machines) await registry.connected(m, machineFacts(), `conn-${m}`);
   const store = new RunStore(dir);
   let dispatch: RunDispatch | null = null;
-  const lifecycle = new RunLifecycle(store, (run) => dispatch?.runChanged(run));
+  const lifecycle = new RunLifecycle(store, (run) => {
+    dispatch?.runChanged(run);
+    onRunChanged(run);
+  });
   dispatch = new RunDispatch({
     store,
     lifecycle,
@@ -22,5 +27,5 @@ export async function startDispatcher(dir: string, machines: readonly string[]):
     onReport: () => undefined,
   });
   await dispatch.start();
-  return { dispatch, lifecycle };
+  return { dispatch, lifecycle, store };
 }

@@ -529,9 +529,7 @@ export class RunDispatch {
       run = await this.lifecycle.finish(runId);
     }
     // A crash between a write and its rename left a temporary: the run folder ends without it.
-    for (const folder of [dir, ...Object.keys(run.machines).map((m) => join(dir, m))]) await removeStaleTemporaries(folder).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    });
+    for (const folder of [dir, ...Object.keys(run.machines).map((m) => join(dir, m))]) await removeStaleTemporaries(folder);
     await writeManifest(dir);
     this.runIndex.runFinalized(runId);
     log.info(`run ${runId}: ${run.state}`);

@@ -8,22 +8,20 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 
 let counter = 0;
 
-/** writeFileAtomic, making `path`'s folder (and its parents) first when missing, each name synced. */
-export async function writeFileAtomicIn(path: string, data: string | Uint8Array): Promise<void> {
-  await makeFolderDurable(dirname(path));
-  await writeFileAtomic(path, data);
-}
-
-/** The temporary name writeFileAtomic writes `name`'s new content to, and the pattern of every such name (the process id second). */
+/** A name writeFileAtomic gives its temporary files (`.NAME.PID.N.tmp`), the process id captured. */
 const TEMPORARY = /^\..+\.(\d+)\.\d+\.tmp$/;
 
 /**
  * Remove the temporaries that writeFileAtomic calls of another process left in `dir` (a crash
- * between write and rename): this process's own are in flight and remove themselves. Returns
- * the names removed; the removal is synced.
+ * between write and rename): this process's own are in flight and remove themselves. The
+ * removal is synced; a folder that does not exist has none.
  */
-export async function removeStaleTemporaries(dir: string): Promise<string[]> {
-  const stale = (await readdir(dir)).filter((name) => {
+export async function removeStaleTemporaries(dir: string): Promise<void> {
+  const names = await readdir(dir).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  const stale = names.filter((name) => {
     const m = TEMPORARY.exec(name);
     return m !== null && Number(m[1]) !== process.pid;
   });
@@ -31,7 +29,6 @@ export async function removeStaleTemporaries(dir: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   });
   if (stale.length > 0) await syncFolder(dir);
-  return stale;
 }
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {

@@ -31,7 +31,7 @@ import { AgentRegistry } from './agent-registry.ts';
 import { bearerToken, forbidden, Gatekeeper, type Role } from './auth.ts';
 import type { LoginLimit } from './login-limiter.ts';
 import { createHttpRoutes } from './http-routes.ts';
-import { respond, respond as respondNow, respondWith } from './reply.ts';
+import { respond, respondWith } from './reply.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 import { Campaigns } from './campaigns.ts';
 import { RunDispatch } from './run-dispatch.ts';
@@ -370,15 +370,15 @@ export class Coordinator {
     ns.on('connection', (socket: ControlSocket) => {
       const lifecycle = this.lifecycle;
       // Every control request is answered once the data folder is loaded (see `loaded`).
-      const respond = <T>(ack: unknown, l: typeof log, what: string, work: () => Promise<T> | T): void =>
-        respondNow(ack, l, what, async () => {
+      const answer = <T>(ack: unknown, what: string, work: () => Promise<T> | T): void =>
+        respond(ack, log, what, async () => {
           await this.loaded;
           return work();
         });
-      socket.on('run:start', (request, ack) => respond(ack, log, 'run:start', () => this.dispatch.startRun(request)));
-      socket.on('status', (ack) => respond(ack, log, 'status', () => ({ agents: this.agentList(), runs: lifecycle.list() })));
+      socket.on('run:start', (request, ack) => answer(ack, 'run:start', () => this.dispatch.startRun(request)));
+      socket.on('status', (ack) => answer(ack, 'status', () => ({ agents: this.agentList(), runs: lifecycle.list() })));
       socket.on('run:follow', (rawId, ack) =>
-        respond(ack, log, 'run:follow', async () => {
+        answer(ack, 'run:follow', async () => {
           const runId = validateRunId(rawId);
           const run = lifecycle.get(runId);
           await socket.join(`run:${runId}`);
@@ -392,19 +392,19 @@ export class Coordinator {
           return run;
         }),
       );
-      socket.on('run:cancel', (rawId, ack) => respond(ack, log, 'run:cancel', () => this.dispatch.cancel(rawId)));
-      socket.on('campaign:start', (request, ack) => respond(ack, log, 'campaign:start', () => this.campaigns.start(request)));
-      socket.on('campaign:list', (ack) => respond(ack, log, 'campaign:list', () => this.campaigns.list()));
+      socket.on('run:cancel', (rawId, ack) => answer(ack, 'run:cancel', () => this.dispatch.cancel(rawId)));
+      socket.on('campaign:start', (request, ack) => answer(ack, 'campaign:start', () => this.campaigns.start(request)));
+      socket.on('campaign:list', (ack) => answer(ack, 'campaign:list', () => this.campaigns.list()));
       socket.on('campaign:follow', (rawId, ack) =>
-        respond(ack, log, 'campaign:follow', async () => {
+        answer(ack, 'campaign:follow', async () => {
           const campaign = this.campaigns.get(rawId);
           await socket.join(`campaign:${campaign.campaignId}`);
           return campaign;
         }),
       );
-      socket.on('campaign:cancel', (rawId, ack) => respond(ack, log, 'campaign:cancel', () => this.campaigns.cancel(rawId)));
+      socket.on('campaign:cancel', (rawId, ack) => answer(ack, 'campaign:cancel', () => this.campaigns.cancel(rawId)));
       socket.on('agents:forget', (rawName, ack) =>
-        respond(ack, log, 'agents:forget', async () => {
+        answer(ack, 'agents:forget', async () => {
           await this.registry.forget(validateMachineName(rawName));
           this.events.emit('agents');
           return this.agentList();

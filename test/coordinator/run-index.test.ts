@@ -10,6 +10,7 @@ import { appendFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INDEX_FILE } from '../../coordinator/run-index/index-schema.ts';
+import { dumpIndex } from '../helpers/index-dump.ts';
 import { RunIndex } from '../../coordinator/run-index/run-index.ts';
 import type { Logger } from '../../shared/log.ts';
 import { waitForFile } from '../helpers/file-waits.ts';
@@ -21,21 +22,6 @@ import { writeFinishedRun, type StoredRunSpec } from '../helpers/stored-runs.ts'
 const SPEC: StoredRunSpec = { planName: 'index-test', machines: ['m1', 'm2'], policies: ['pages', 'whole'], kernels: ['sha256', 'crc32'], arms: ['native', 'taskpool-2-batched', 'workers-2-batched'], seed: 1 };
 /** Cells per run of SPEC: 2 machines x 2 policies x 2 kernels x 3 arms. */
 const CELLS = 24;
-
-/** Every row of the index by run id (run keys depend on the order runs were indexed in), as sorted JSON lines. */
-function dump(dataDir: string): string {
-  const db = new Database(join(dataDir, INDEX_FILE), { readonly: true });
-  try {
-    const rows = [
-      ...db.prepare('SELECT run_id, plan_name, plan_sha256, state, created_at, manifest_sha256 FROM runs').all(),
-      ...db.prepare('SELECT r.run_id, m.* FROM run_machines m JOIN runs r USING (run_key)').all().map((row) => ({ ...(row as object), run_key: undefined })),
-      ...db.prepare('SELECT r.run_id, s.machine, s.policy, s.arm, s.kernel, c.* FROM cells c JOIN runs r USING (run_key) JOIN series s USING (series_key)').all().map((row) => ({ ...(row as object), run_key: undefined, series_key: undefined })),
-    ];
-    return rows.map((r) => JSON.stringify(r)).sort().join('\n');
-  } finally {
-    db.close();
-  }
-}
 
 function collectingLog(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
@@ -57,13 +43,13 @@ test('the index the coordinator writes at finalization equals the one reindex bu
     // Both runs were left delivering: the coordinator finalizes them at start; close() waits for that.
     await Promise.all(runIds.map((id) => waitForFile(join(dir, 'runs', id, 'manifest.json'), () => true, 'the manifest')));
     await coordinator.close();
-    const atFinalization = dump(dir);
+    const atFinalization = dumpIndex(dir);
     assert.equal(atFinalization.split('\n').filter((l) => l.includes('"state"')).length, 2);
     assert.equal(atFinalization.split('\n').filter((l) => l.includes('"speedup"')).length, 2 * CELLS);
     const reindex = await runCli(['reindex', '--data', dir, '--json']);
     assert.equal(reindex.code, 0, reindex.stderr);
     assert.deepEqual((JSON.parse(reindex.stdout) as { indexed: number; skipped: unknown[] }).indexed, 2);
-    assert.equal(dump(dir), atFinalization);
+    assert.equal(dumpIndex(dir), atFinalization);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -73,7 +59,7 @@ test('a deleted, damaged or older-schema index is rebuilt from the run folders',
   const { dir } = await dataWithRuns(3);
   try {
     (await RunIndex.open(dir)).close();
-    const original = dump(dir);
+    const original = dumpIndex(dir);
     assert.equal(original.split('\n').filter((l) => l.includes('"speedup"')).length, 3 * CELLS);
 
     await rm(join(dir, INDEX_FILE));
@@ -81,7 +67,7 @@ test('a deleted, damaged or older-schema index is rebuilt from the run folders',
     const afterDelete = await RunIndex.open(dir);
     assert.equal(afterDelete.rebuiltOnOpen?.indexed, 3);
     afterDelete.close();
-    assert.equal(dump(dir), original);
+    assert.equal(dumpIndex(dir), original);
 
     await writeFile(join(dir, INDEX_FILE), 'this is not a database, it was overwritten '.repeat(200));
     const log = collectingLog();
@@ -89,7 +75,7 @@ test('a deleted, damaged or older-schema index is rebuilt from the run folders',
     assert.equal(afterDamage.rebuiltOnOpen?.indexed, 3);
     afterDamage.close();
     assert.match(log.warnings.join('\n'), /is damaged .*rebuilding it from the run folders/);
-    assert.equal(dump(dir), original);
+    assert.equal(dumpIndex(dir), original);
 
     const db = new Database(join(dir, INDEX_FILE));
     db.pragma('user_version = 0');
@@ -97,7 +83,7 @@ test('a deleted, damaged or older-schema index is rebuilt from the run folders',
     const afterOldSchema = await RunIndex.open(dir);
     assert.equal(afterOldSchema.rebuiltOnOpen?.indexed, 3);
     afterOldSchema.close();
-    assert.equal(dump(dir), original);
+    assert.equal(dumpIndex(dir), original);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -119,7 +105,7 @@ test('a run folder whose files do not match its manifest is left out of the inde
     assert.equal(reindex.code, 0, reindex.stderr);
     assert.match(reindex.stdout, new RegExp(`2 run\\(s\\) indexed .*left out: ${changed} \\(its manifest does not verify`));
     assert.match(reindex.stderr, new RegExp(`warn .*run ${changed} left out`));
-    assert.doesNotMatch(dump(dir), new RegExp(changed));
+    assert.doesNotMatch(dumpIndex(dir), new RegExp(changed));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -145,7 +131,7 @@ test('a coordinator SIGKILLed between writing a run folder and indexing it has t
     lock.exec('ROLLBACK');
     lock.close();
     lock = null;
-    assert.doesNotMatch(dump(dir), new RegExp(runId));
+    assert.doesNotMatch(dumpIndex(dir), new RegExp(runId));
 
     const second = startBenchfleet(['coordinator', '--listen', '127.0.0.1:0', '--data', dir], env);
     try {
@@ -153,7 +139,7 @@ test('a coordinator SIGKILLed between writing a run folder and indexing it has t
     } finally {
       await second.stop();
     }
-    const rows = dump(dir);
+    const rows = dumpIndex(dir);
     assert.equal(rows.split('\n').filter((l) => l.includes(`"run_id":"${runId}"`) && l.includes('"speedup"')).length, CELLS);
     assert.equal(rows.split('\n').filter((l) => l.includes(`"run_id":"${earlier}"`) && l.includes('"speedup"')).length, CELLS);
   } finally {
@@ -181,11 +167,11 @@ test('a reindex by another process renumbering the series does not make the coor
     } finally {
       coordinatorIndex.close();
     }
-    const afterCoordinator = dump(dir);
+    const afterCoordinator = dumpIndex(dir);
     assert.equal(afterCoordinator.split('\n').filter((l) => l.includes('"speedup"')).length, 12 + 2 * CELLS);
     const fresh = await runCli(['reindex', '--data', dir, '--json']);
     assert.equal(fresh.code, 0, fresh.stderr);
-    assert.equal(afterCoordinator, dump(dir), 'every cell under its own machine, as a fresh reindex files it');
+    assert.equal(afterCoordinator, dumpIndex(dir), 'every cell under its own machine, as a fresh reindex files it');
   } finally {
     await rm(dir, { recursive: true, force: true });
     await rm(elsewhere, { recursive: true, force: true });

@@ -7,7 +7,6 @@
 // acknowledged), every stored file is byte for byte what its agent made, each line once, every
 // run's manifest verifies, the index equals a fresh reindex, and nothing is half made.
 // Used by test/fleet/fleet-power-cut.test.ts (a few cuts) and `npm run bench -- crash` (many).
-import Database from 'better-sqlite3';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -15,11 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyManifest } from '../../analysis/raw/manifest.ts';
 import { connectControl, type ControlSocket } from '../../cli/control-client.ts';
-import { INDEX_FILE } from '../../coordinator/run-index/index-schema.ts';
 import { createRng } from '../../shared/prng.ts';
 import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { request } from '../../shared/protocol/request.ts';
+import { dumpIndex } from './index-dump.ts';
 import { startBenchfleet, type Proc } from './processes.ts';
 import { lastEvents, rebuildAfterCut, startCoordinatorOnLayer } from './power-cut.ts';
 import { runCli } from './run-cli.ts';
@@ -75,20 +74,6 @@ function recentLog(output: string, windowMs: number): string[] {
       const at = Date.parse(line.slice(0, 24));
       return Number.isFinite(at) && at >= now - windowMs;
     });
-}
-
-/** Every row of the run index by run id (keys depend on the order of indexing), sorted. */
-function dumpIndex(dataDir: string): string {
-  const db = new Database(join(dataDir, INDEX_FILE), { readonly: true });
-  try {
-    const rows = [
-      ...db.prepare('SELECT run_id, plan_name, plan_sha256, state, created_at, manifest_sha256 FROM runs').all(),
-      ...db.prepare('SELECT r.run_id, s.machine, s.policy, s.arm, s.kernel, c.speedup, c.rounds, c.failed FROM cells c JOIN runs r USING (run_key) JOIN series s USING (series_key)').all(),
-    ];
-    return rows.map((r) => JSON.stringify(r)).sort().join('\n');
-  } finally {
-    db.close();
-  }
 }
 
 export async function runPowerCutLab(options: PowerCutOptions): Promise<PowerCutResult> {

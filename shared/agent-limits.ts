@@ -1,5 +1,5 @@
 // How long the coordinator keeps an agent it no longer hears from, and how many it lists. The
-// coordinator applies them (coordinator/agent-registry.ts); the CLI names them in
+// coordinator applies them (coordinator/network/agent-registry.ts); the CLI names them in
 // `benchfleet agents forget --help`. Both ends read them here, so the CLI need not load the
 // coordinator to print two numbers.
 

@@ -3,7 +3,7 @@
 // per cell the series of figures and the changes the detection rule flags. The rule's family is
 // every cell of the plan on one machine, whatever is shown: `shown` (policy, kernel, arm)
 // chooses the series kept after detection, so a filter never changes a flag. Pure: the rows
-// come from coordinator/run-index/history-query.ts (or anything else of that shape).
+// come from store/run-index/history-query.ts (or anything else of that shape).
 import { NATIVE_ARM } from '../../shared/arms.ts';
 import { detectChanges } from './change-detection.ts';
 import { ENVIRONMENT_FIELDS, type DetectionSettings, type EnvironmentChange, type HistoryEnvironment, type HistoryPoint, type HistorySeries, type HistoryView } from './history-types.ts';

@@ -145,7 +145,7 @@ function chooseArm(summaries: readonly Summary[], requested: string | undefined,
   return chosen;
 }
 
-/** A run folder's name (coordinator/run-id.ts): the UTC time it was made and six letters or digits. */
+/** A run folder's name (store/run-id.ts): the UTC time it was made and six letters or digits. */
 const RUN_ID = /^\d{8}-\d{6}-[0-9a-z]{6}$/;
 
 /** The run a result comes from: the run id when its folder is a machine folder of a run, else the result folder's name. */

@@ -176,8 +176,8 @@ const listCommand: CommandModule<object, ConnectionArgs & { json: boolean }> = {
 /** The campaign as saved in the data folder, its cells computed anew from its runs' files (what the coordinator computed after its last run). */
 export async function readCampaign(dataDir: string, id: string): Promise<CampaignSummary> {
   const [{ CampaignStore, parseStoredCampaign }, { parseStoredRun }, { compareCampaignRuns }, { cellProgress }] = await Promise.all([
-    import('../../coordinator/campaign-store.ts'),
-    import('../../coordinator/run-schema.ts'),
+    import('../../store/campaign-store.ts'),
+    import('../../store/run-schema.ts'),
     import('../../analysis/campaign/campaign-compare.ts'),
     import('../../analysis/campaign/stop-rule.ts'),
   ]);

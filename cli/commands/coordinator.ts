@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { loadToken } from '../../shared/token-file.ts';
 import { setDefaultLogLevel } from '../../shared/log.ts';
-import { DEFAULT_MACHINE_DEADLINE_HOURS } from '../../coordinator/machine-deadline.ts';
+import { DEFAULT_MACHINE_DEADLINE_HOURS } from '../../coordinator/runs/machine-deadline.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { printLine } from '../output.ts';
 import { parseListen } from '../listen-address.ts';
@@ -43,7 +43,7 @@ export const coordinatorCommand: CommandModule<object, Args> = {
     // (BENCHFLEET_LOG=warn quiets it).
     setDefaultLogLevel('info');
     const { Coordinator } = await import('../../coordinator/server.ts');
-    const { tokenChecker } = await import('../../coordinator/auth.ts');
+    const { tokenChecker } = await import('../../coordinator/network/auth.ts');
     const { startDashboard } = await import('../../coordinator/dashboard/start-dashboard.ts');
     const { host, port } = parseListen(args.listen);
     const deadline = args['machine-deadline'];

@@ -37,7 +37,7 @@ export const demoCommand: CommandModule<object, Args> = {
       .option('keep-open', { type: 'boolean', describe: 'Keep the dashboard open after the run until Ctrl-C (default: when stdout is a terminal)' }),
   handler: async (args) => {
     const { Coordinator } = await import('../../coordinator/server.ts');
-    const { tokenChecker } = await import('../../coordinator/auth.ts');
+    const { tokenChecker } = await import('../../coordinator/network/auth.ts');
     const { startDashboard } = await import('../../coordinator/dashboard/start-dashboard.ts');
     const { connectControl } = await import('../control-client.ts');
     const { followRun } = await import('../follow.ts');

@@ -54,8 +54,8 @@ export const historyCommand: CommandModule<object, Args> = {
       ),
   handler: async (args) => {
     const { regressions, renderHistory } = await import('../../analysis/history/history-render.ts');
-    const { readHistory } = await import('../../coordinator/run-index/read-history.ts');
-    const { RunIndex } = await import('../../coordinator/run-index/run-index.ts');
+    const { readHistory } = await import('../../store/run-index/read-history.ts');
+    const { RunIndex } = await import('../../store/run-index/run-index.ts');
     const chosen = (['json', 'csv', 'text'] as const).filter((f) => args[f]);
     if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
     if (!(args.alpha > 0 && args.alpha < 0.5)) throw new BenchfleetError('USAGE', `--alpha is a level above 0 and below 0.5 (e.g. 0.05), got ${args.alpha}`);

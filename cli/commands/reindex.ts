@@ -16,7 +16,7 @@ export const reindexCommand: CommandModule<object, Args> = {
       .example('$0 reindex --data /srv/benchfleet', 'after copying run folders in, or to check every run against its manifest')
       .epilogue('A run folder whose files do not match its manifest is left out with a warning naming what differs; a run not finished yet is left out quietly. The coordinator rebuilds the index by itself when it is missing, damaged or of an older schema.'),
   handler: async (args) => {
-    const { RunIndex } = await import('../../coordinator/run-index/run-index.ts');
+    const { RunIndex } = await import('../../store/run-index/run-index.ts');
     const started = performance.now();
     const index = await RunIndex.open(args.data);
     try {

@@ -18,9 +18,9 @@ import { CompareCache } from './compare-cache.ts';
 import { historyApi } from './history-api.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
-import { LoginLimiter } from '../login-limiter.ts';
+import { LoginLimiter } from '../network/login-limiter.ts';
 import { RunViews } from './run-views.ts';
-import { decodeSegment } from '../request-path.ts';
+import { decodeSegment } from '../network/request-path.ts';
 import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } from './sessions.ts';
 
 const log = createLogger('dashboard');

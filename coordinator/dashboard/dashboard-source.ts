@@ -5,7 +5,7 @@
 // manifest.json) can be shown by implementing it.
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { AgentSummary, RunSummary } from '../../shared/protocol/events.ts';
-import type { RunIndex } from '../run-index/run-index.ts';
+import type { RunIndex } from '../../store/run-index/run-index.ts';
 
 export type DashboardChange = { kind: 'agents' } | { kind: 'run'; runId: string } | { kind: 'campaign'; campaignId: string };
 

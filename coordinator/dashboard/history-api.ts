@@ -5,8 +5,8 @@ import type { HistoryView } from '../../analysis/history/history-types.ts';
 import { DEFAULT_DETECTION } from '../../analysis/history/history-types.ts';
 import { NATIVE_ARM } from '../../shared/arms.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
-import { listPlans } from '../run-index/history-query.ts';
-import { readHistory } from '../run-index/read-history.ts';
+import { listPlans } from '../../store/run-index/history-query.ts';
+import { readHistory } from '../../store/run-index/read-history.ts';
 import type { DashboardSource } from './dashboard-source.ts';
 
 export interface HistoryPlanChoice {

@@ -15,7 +15,7 @@ import type { RunSummary } from '../../shared/protocol/events.ts';
 import type { DownloadView, FleetView, ManifestStatusView, RunListItem, RunView } from './dashboard-views.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
 import { ProgressClock } from './progress-clock.ts';
-import { confinedPath } from '../request-path.ts';
+import { confinedPath } from '../network/request-path.ts';
 
 const log = createLogger('dashboard');
 const MAX_MANIFEST_PROBLEMS = 10;

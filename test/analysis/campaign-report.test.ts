@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { renderCampaignReport } from '../../analysis/campaign/campaign-report.ts';
 import { compareCampaignRuns } from '../../analysis/campaign/campaign-compare.ts';
 import { readCampaign } from '../../cli/commands/campaign.ts';
-import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../coordinator/campaign-store.ts';
+import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../store/campaign-store.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 

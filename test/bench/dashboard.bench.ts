@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { tokenChecker } from '../../coordinator/auth.ts';
+import { tokenChecker } from '../../coordinator/network/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import { Coordinator } from '../../coordinator/server.ts';
 import { ARM_NAMES } from '../../shared/arms.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { renderCampaignReport } from '../../analysis/campaign/campaign-report.ts';
 import { campaignEndLines, campaignExitCode, campaignLine } from '../../cli/campaign-follow.ts';
 import { readCampaign } from '../../cli/commands/campaign.ts';
-import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../coordinator/campaign-store.ts';
+import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../store/campaign-store.ts';
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

@@ -1,12 +1,12 @@
 // Help text in a user's terms: no script of the study nobody has seen (matched.sh), and example
-// run ids in the format the coordinator really gives (coordinator/run-id.ts), not made-up
+// run ids in the format the coordinator really gives (store/run-id.ts), not made-up
 // ones like r-8f2k. Every command's --help from the CLI's own main(), in this process (a child
 // per command costs seconds each on a loaded machine; main is the same code either way).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { commands } from '../../cli/command-list.ts';
 import { main } from '../../cli/main.ts';
-import { newRunId } from '../../coordinator/run-id.ts';
+import { newRunId } from '../../store/run-id.ts';
 
 /** main(argv) with everything it writes to stdout (yargs prints help through console.log). */
 async function helpOf(argv: string[]): Promise<{ code: number; stdout: string }> {

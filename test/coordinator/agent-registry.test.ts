@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import { machineFacts } from '../../agent/machine-facts.ts';
-import { AgentRegistry } from '../../coordinator/agent-registry.ts';
+import { AgentRegistry } from '../../coordinator/network/agent-registry.ts';
 import { AGENT_NAMESPACE, PROTOCOL_VERSION, type ControlToCoordinator } from '../../shared/protocol/events.ts';
 import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 import { request } from '../../shared/protocol/request.ts';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
-import { RecordSink } from '../../coordinator/record-sink.ts';
+import { RecordSink } from '../../coordinator/records/record-sink.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import { encodeRecordBatch } from '../../shared/protocol/batch.ts';

@@ -7,8 +7,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, cp, mkdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JOURNAL_DIR, RecordJournal } from '../../coordinator/record-journal.ts';
-import { RecordSink } from '../../coordinator/record-sink.ts';
+import { JOURNAL_DIR, RecordJournal } from '../../coordinator/records/record-journal.ts';
+import { RecordSink } from '../../coordinator/records/record-sink.ts';
 import { expect, linesOf, rawPath, segments, sendAll, startSink, text } from '../helpers/journal-fixtures.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunSummary } from '../../shared/protocol/events.ts';
-import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
-import { RunStore } from '../../coordinator/run-store.ts';
-import { MACHINE_STATES, type MachineState } from '../../coordinator/run-schema.ts';
+import { RunLifecycle } from '../../coordinator/runs/run-lifecycle.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { MACHINE_STATES, type MachineState } from '../../store/run-schema.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 let ids = 0;

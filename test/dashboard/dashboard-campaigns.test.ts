@@ -5,7 +5,7 @@
 // cancelling it cancels its run in progress and starts no other.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tokenChecker } from '../../coordinator/auth.ts';
+import { tokenChecker } from '../../coordinator/network/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { ControlToCoordinator } from '../../shared/protocol/events.ts';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tokenChecker } from '../../coordinator/auth.ts';
+import { tokenChecker } from '../../coordinator/network/auth.ts';
 import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
 import { coordinatorSource } from '../../coordinator/dashboard/coordinator-source.ts';
 import { Dashboard } from '../../coordinator/dashboard/dashboard-server.ts';

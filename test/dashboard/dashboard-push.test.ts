@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { io } from 'socket.io-client';
-import { tokenChecker } from '../../coordinator/auth.ts';
+import { tokenChecker } from '../../coordinator/network/auth.ts';
 import { coordinatorSource } from '../../coordinator/dashboard/coordinator-source.ts';
 import { Dashboard, LIVE_PATH } from '../../coordinator/dashboard/dashboard-server.ts';
 import type { DashboardSource } from '../../coordinator/dashboard/dashboard-source.ts';

@@ -2,10 +2,10 @@
 // connected and online, and takes every plan it is sent at once. For tests that drive record
 // batches, cancels and finalization straight through the dispatcher.
 import { machineFacts } from '../../agent/machine-facts.ts';
-import { AgentRegistry } from '../../coordinator/agent-registry.ts';
-import { RunDispatch } from '../../coordinator/run-dispatch.ts';
-import { RunLifecycle } from '../../coordinator/run-lifecycle.ts';
-import { RunStore } from '../../coordinator/run-store.ts';
+import { AgentRegistry } from '../../coordinator/network/agent-registry.ts';
+import { RunDispatch } from '../../coordinator/runs/run-dispatch.ts';
+import { RunLifecycle } from '../../coordinator/runs/run-lifecycle.ts';
+import { RunStore } from '../../store/run-store.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 
 /** `onRunChanged` hears each run change after the dispatcher (a campaign manager under test, say). */

@@ -3,7 +3,7 @@
 // compare equal as text whichever way they were built.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { INDEX_FILE } from '../../coordinator/run-index/index-schema.ts';
+import { INDEX_FILE } from '../../store/run-index/index-schema.ts';
 
 export function dumpIndex(dataDir: string): string {
   const db = new Database(join(dataDir, INDEX_FILE), { readonly: true });

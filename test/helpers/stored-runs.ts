@@ -4,10 +4,10 @@
 // benchmarks that need the study's size, which takes 9 minutes to run for real.
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { writeDerivedFiles } from '../../coordinator/finalize-run.ts';
-import { newRunId } from '../../coordinator/run-id.ts';
-import { RUN_SCHEMA_VERSION, type StoredMachine, type StoredRun } from '../../coordinator/run-schema.ts';
-import { RunStore } from '../../coordinator/run-store.ts';
+import { writeDerivedFiles } from '../../coordinator/runs/finalize-run.ts';
+import { newRunId } from '../../store/run-id.ts';
+import { RUN_SCHEMA_VERSION, type StoredMachine, type StoredRun } from '../../store/run-schema.ts';
+import { RunStore } from '../../store/run-store.ts';
 import { writeManifest } from '../../analysis/raw/manifest.ts';
 import type { Policy } from '../../shared/policies.ts';
 import type { EnvironmentRecord, SampleRecord } from '../../shared/records.ts';

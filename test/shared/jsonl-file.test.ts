@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cutTornLine, cutTornLineSync, readJsonlFile, readJsonlFileSync, splitJsonl } from '../../shared/jsonl-file.ts';
 import { childExecArgv } from '../../shared/ts-runtime.ts';
-import { recoverLineCount } from '../../coordinator/record-sink.ts';
+import { recoverLineCount } from '../../coordinator/records/record-sink.ts';
 import { RunSpool } from '../../agent/run-spool.ts';
 import { tempDirSync } from '../helpers/temp-dir.ts';
 

@@ -3,11 +3,11 @@
 // the coordinator's event loop, where agents wait for their acks and clients for `status`.
 // Paths come in the messages (a bundled worker cannot locate files through import.meta.url).
 import { parentPort } from 'node:worker_threads';
-import { buildReport, renderReport } from '../analysis/report/report.ts';
-import { summarizeRawFile } from '../analysis/summary/summarize.ts';
-import { writeSummary } from '../analysis/summary/summary-io.ts';
-import { errorMessage } from '../shared/errors.ts';
-import { storageErrorCode } from './storage-error.ts';
+import { buildReport, renderReport } from '../../analysis/report/report.ts';
+import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
+import { writeSummary } from '../../analysis/summary/summary-io.ts';
+import { errorMessage } from '../../shared/errors.ts';
+import { storageErrorCode } from '../../store/storage-error.ts';
 
 export type FinalizeJob = { kind: 'summary'; raw: string; summary: string } | { kind: 'report'; machineDirs: string[] };
 

@@ -8,8 +8,8 @@
 // logged (address, never the token) and limited per address.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { BenchfleetError, type ErrorCode } from '../shared/errors.ts';
-import { createLogger } from '../shared/log.ts';
+import { BenchfleetError, type ErrorCode } from '../../shared/errors.ts';
+import { createLogger } from '../../shared/log.ts';
 import { LoginLimiter, type LoginLimit } from './login-limiter.ts';
 
 const log = createLogger('coordinator:auth');

@@ -11,12 +11,12 @@
 // copy a reader gets, announced coalesced (at most every PROGRESS_ANNOUNCE_MS per run) and saved
 // with the next real transition or lazily (PROGRESS_SAVE_MS), so a thousand machines sending a
 // progress per sample cost no run.json write and no clone of the run each.
-import { BenchfleetError, errorMessage } from '../shared/errors.ts';
-import { createLogger } from '../shared/log.ts';
-import type { Policy } from '../shared/policies.ts';
-import type { MachineRunState, RunSummary } from '../shared/protocol/events.ts';
-import { isTerminal, parseStoredRun, RUN_SCHEMA_VERSION, type MachineState, type RunState, type StoredMachine, type StoredRun } from './run-schema.ts';
-import type { RunStore } from './run-store.ts';
+import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
+import { createLogger } from '../../shared/log.ts';
+import type { Policy } from '../../shared/policies.ts';
+import type { MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
+import { isTerminal, parseStoredRun, RUN_SCHEMA_VERSION, type MachineState, type RunState, type StoredMachine, type StoredRun } from '../../store/run-schema.ts';
+import type { RunStore } from '../../store/run-store.ts';
 
 const log = createLogger('coordinator:runs');
 

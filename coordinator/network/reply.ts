@@ -3,10 +3,10 @@
 // may send an event without an acknowledgement callback (nothing is answered, nothing
 // crashes), and work that throws synchronously (a validator on a malformed run id) becomes a
 // refusal like any other.
-import { errorMessage } from '../shared/errors.ts';
-import type { Failure } from '../shared/protocol/failure.ts';
-import { toFailure } from '../shared/protocol/failure.ts';
-import type { Logger } from '../shared/log.ts';
+import { errorMessage } from '../../shared/errors.ts';
+import type { Failure } from '../../shared/protocol/failure.ts';
+import { toFailure } from '../../shared/protocol/failure.ts';
+import type { Logger } from '../../shared/log.ts';
 
 type Answer<T> = { ok: true; value: T } | Failure;
 

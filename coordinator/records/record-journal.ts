@@ -33,9 +33,9 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { syncFolder } from '../shared/atomic-file.ts';
-import { createLogger } from '../shared/log.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { syncFolder } from '../../shared/atomic-file.ts';
+import { createLogger } from '../../shared/log.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 const log = createLogger('coordinator:journal');
 

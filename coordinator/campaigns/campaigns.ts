@@ -7,25 +7,25 @@
 // (the run adopted if it was created, created if not; none lost, none made twice).
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { cellProgress, decideStop, type StopRule } from '../analysis/campaign/stop-rule.ts';
-import type { CampaignRunFolder, CampaignCompareOptions } from '../analysis/campaign/campaign-compare.ts';
-import type { Comparison } from '../analysis/compare/compare-types.ts';
-import { workerScript } from '../shared/worker-script.ts';
-import { background } from '../shared/background.ts';
-import { BenchfleetError, errorMessage } from '../shared/errors.ts';
-import { createLogger } from '../shared/log.ts';
-import { kernelNames } from '../kernels/kernel-names.ts';
-import { checkPlanModules } from '../kernels/user-module/prepare.ts';
-import { parsePlan } from '../shared/plan-validate.ts';
-import { validateCampaignRequest } from '../shared/protocol/campaign-validate.ts';
-import type { CampaignRule, CampaignSummary } from '../shared/protocol/campaign.ts';
-import type { RunSummary } from '../shared/protocol/events.ts';
-import { validateRunId } from '../shared/protocol/validate.ts';
+import { cellProgress, decideStop, type StopRule } from '../../analysis/campaign/stop-rule.ts';
+import type { CampaignRunFolder, CampaignCompareOptions } from '../../analysis/campaign/campaign-compare.ts';
+import type { Comparison } from '../../analysis/compare/compare-types.ts';
+import { workerScript } from '../../shared/worker-script.ts';
+import { background } from '../../shared/background.ts';
+import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
+import { createLogger } from '../../shared/log.ts';
+import { kernelNames } from '../../kernels/kernel-names.ts';
+import { checkPlanModules } from '../../kernels/user-module/prepare.ts';
+import { parsePlan } from '../../shared/plan-validate.ts';
+import { validateCampaignRequest } from '../../shared/protocol/campaign-validate.ts';
+import type { CampaignRule, CampaignSummary } from '../../shared/protocol/campaign.ts';
+import type { RunSummary } from '../../shared/protocol/events.ts';
+import { validateRunId } from '../../shared/protocol/validate.ts';
 import type { CampaignCompareRequest, CampaignCompareResponse } from './campaign-worker.ts';
-import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from './campaign-store.ts';
-import { newRunId } from './run-id.ts';
-import type { RunLifecycle } from './run-lifecycle.ts';
-import { isTerminal } from './run-schema.ts';
+import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../store/campaign-store.ts';
+import { newRunId } from '../../store/run-id.ts';
+import type { RunLifecycle } from '../runs/run-lifecycle.ts';
+import { isTerminal } from '../../store/run-schema.ts';
 
 const log = createLogger('coordinator:campaigns');
 

@@ -11,12 +11,12 @@
 // retired machine can be forgotten at once with `benchfleet agents forget NAME`.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../shared/atomic-file.ts';
-import { BenchfleetError, errorMessage } from '../shared/errors.ts';
-import { CoalescedWork } from '../shared/coalesced-work.ts';
-import { createLogger } from '../shared/log.ts';
-import { FORGET_AFTER_DAYS, MAX_AGENTS } from '../shared/agent-limits.ts';
-import type { AgentSummary, MachineFacts } from '../shared/protocol/events.ts';
+import { writeFileAtomic } from '../../shared/atomic-file.ts';
+import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
+import { CoalescedWork } from '../../shared/coalesced-work.ts';
+import { createLogger } from '../../shared/log.ts';
+import { FORGET_AFTER_DAYS, MAX_AGENTS } from '../../shared/agent-limits.ts';
+import type { AgentSummary, MachineFacts } from '../../shared/protocol/events.ts';
 
 const log = createLogger('coordinator:agents');
 

@@ -4,8 +4,8 @@
 // end when none are left, so an idle coordinator holds no threads.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../shared/worker-script.ts';
-import { BenchfleetError } from '../shared/errors.ts';
+import { workerScript } from '../../shared/worker-script.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
 import type { FinalizeAnswer, FinalizeJob } from './finalize-worker.ts';
 
 const WORKER = new URL('./finalize-worker.ts', import.meta.url);

@@ -23,15 +23,15 @@
 import { constants, ftruncateSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
-import { validateEnvironment, validateSample } from '../shared/record-validate.ts';
-import { BenchfleetError, errorMessage } from '../shared/errors.ts';
-import type { RecordBatch } from '../shared/protocol/events.ts';
-import { createLogger } from '../shared/log.ts';
-import { cutTornLine, readJsonlFile } from '../shared/jsonl-file.ts';
-import type { Plan } from '../shared/plan.ts';
+import { validateEnvironment, validateSample } from '../../shared/record-validate.ts';
+import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
+import type { RecordBatch } from '../../shared/protocol/events.ts';
+import { createLogger } from '../../shared/log.ts';
+import { cutTornLine, readJsonlFile } from '../../shared/jsonl-file.ts';
+import type { Plan } from '../../shared/plan.ts';
 import { RecordPlanCheck, type PlannedLines } from './record-plan-check.ts';
 import { RecordJournal, type JournalReplay } from './record-journal.ts';
-import { makeFolderDurable, syncFolder } from '../shared/atomic-file.ts';
+import { makeFolderDurable, syncFolder } from '../../shared/atomic-file.ts';
 
 const log = createLogger('coordinator:records');
 

@@ -6,11 +6,11 @@
 // (docs/records.md "Resumed runs"). An agent holding the agent token cannot store a file the
 // plan does not describe. The state of each file (its segments and the samples seen) is kept in
 // memory and recovered from the file's complete lines after a restart of the coordinator.
-import { kernelNames } from '../kernels/kernel-names.ts';
-import { BenchfleetError } from '../shared/errors.ts';
-import { readJsonlFile } from '../shared/jsonl-file.ts';
-import { planArms, planKernels } from '../shared/plan-validate.ts';
-import type { Plan } from '../shared/plan.ts';
+import { kernelNames } from '../../kernels/kernel-names.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { readJsonlFile } from '../../shared/jsonl-file.ts';
+import { planArms, planKernels } from '../../shared/plan-validate.ts';
+import type { Plan } from '../../shared/plan.ts';
 
 /**
  * What a file holds so far, as far as the plan check needs it. Compact, because a thousand

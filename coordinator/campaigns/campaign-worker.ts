@@ -2,9 +2,9 @@
 // many cells never holds up the coordinator's event loop, where agents wait for their acks.
 // It runs the analysis's own campaign comparison: what `benchfleet campaign report` prints.
 import { parentPort, workerData } from 'node:worker_threads';
-import { compareCampaignRuns, type CampaignCompareOptions, type CampaignRunFolder } from '../analysis/campaign/campaign-compare.ts';
-import type { Comparison } from '../analysis/compare/compare-types.ts';
-import { errorMessage, isBenchfleetError, type ErrorCode } from '../shared/errors.ts';
+import { compareCampaignRuns, type CampaignCompareOptions, type CampaignRunFolder } from '../../analysis/campaign/campaign-compare.ts';
+import type { Comparison } from '../../analysis/compare/compare-types.ts';
+import { errorMessage, isBenchfleetError, type ErrorCode } from '../../shared/errors.ts';
 
 export interface CampaignCompareRequest {
   runs: CampaignRunFolder[];

@@ -3,7 +3,7 @@
 // not a crash of the handler and an error in the log per request), and the confinement of a
 // relative path to a run folder, so that no listed or requested path reaches outside it.
 import { resolve, sep } from 'node:path';
-import { BenchfleetError } from '../shared/errors.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
 
 /** One decoded path segment; a malformed escape such as `%ZZ` is a PROTOCOL error. */
 export function decodeSegment(segment: string): string {

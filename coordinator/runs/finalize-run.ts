@@ -7,11 +7,11 @@
 // answering acks, `status` and the dashboard while a large run is finalized.
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../shared/atomic-file.ts';
-import type { RunSummary } from '../shared/protocol/events.ts';
+import { writeFileAtomic } from '../../shared/atomic-file.ts';
+import type { RunSummary } from '../../shared/protocol/events.ts';
 import { runFinalizeJob } from './finalize-pool.ts';
 
-export { storageErrorCode } from './storage-error.ts';
+export { storageErrorCode } from '../../store/storage-error.ts';
 
 export const REPORT_FILE = 'report.md';
 

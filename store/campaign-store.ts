@@ -1,5 +1,5 @@
 // Campaign folders on disk: DIR/campaigns/<id>/ with plan.json (the plan's exact bytes) and
-// campaign.json (its state, written only by coordinator/campaigns.ts, atomically). Versioned
+// campaign.json (its state, written only by coordinator/campaigns/campaigns.ts, atomically). Versioned
 // and validated on the way in, like run.json: a campaign.json that does not parse is named
 // and skipped, never trusted.
 import { mkdir, readFile, readdir } from 'node:fs/promises';

@@ -3,9 +3,12 @@
 // connection) are printed above the bars, which are then drawn again, so the two never garble
 // each other. Every bar line is cut to the terminal's width, so each takes exactly one screen
 // row and the redraw can move up by rows: a line that wrapped would leave its first rows behind
-// on every redraw (the demo's waiting machine once left 184 stale copies). Not on a terminal: a
-// plain line per change of state, of waiting reason or of tenth of progress, and other lines as
-// they come.
+// on every redraw (the demo's waiting machine once left 184 stale copies). A terminal narrowed
+// under the bars (120 -> 70 columns) reflows them, as most terminals and tmux do: each is then as
+// many rows as it wraps into at the new width, and the redraw, done at once on the resize, moves
+// up by those rows and draws the bars cut anew. Not on a terminal: a plain line per change of
+// state, of waiting reason or of tenth of progress, with the same short waiting reason as a bar,
+// and other lines as they come.
 import type { RunSummary } from '../shared/protocol/events.ts';
 import { machineStateText } from '../shared/queue-place.ts';
 import { summarizedText } from '../shared/summarized-text.ts';
@@ -76,8 +79,12 @@ export class ProgressDisplay {
   private readonly tty: boolean;
   private readonly now: () => number;
   private readonly columns: number | undefined;
-  /** The bar lines last drawn; each took one screen row. */
+  /** The bar lines last drawn; each took one screen row at the width it was drawn at. */
   private frame: string[] = [];
+  /** The rows of the last render, laid out again when the terminal is resized. */
+  private lastRows: Described[] = [];
+  private readonly onResize = (): void => this.redrawResized();
+  private listening = false;
   private stopped = false;
   private readonly lastKey = new Map<string, string>();
   private readonly rateStart = new Map<string, RateStart>();
@@ -122,15 +129,16 @@ export class ProgressDisplay {
     const eta = m.state === 'running' && !waiting ? this.eta(name, m.done, m.total) : null;
     const etaText = eta !== null ? `ETA ${formatDuration(eta)}` : null;
     const tenth = m.total > 0 ? Math.floor((10 * m.done) / m.total) : 0;
-    const key = `${m.state}:${m.queue ?? ''}:${tenth}:${waiting ?? ''}:${m.message ?? ''}`;
+    const key = `${m.state}:${m.queue ?? ''}:${tenth}:${waiting === null ? '' : shortWaitReason(waiting, name, machines)}:${m.message ?? ''}`;
     // Before the harness says how many samples it plans, there is nothing to count: "0/0" read
     // as if the machine had nothing to do.
     const counted = m.total > 0;
+    const reason = waiting ? shortWaitReason(waiting, name, machines) : null;
     if (!this.tty) {
-      const notes = [waiting ? `waiting: ${waiting}` : null, etaText, m.message].filter((n): n is string => n !== null && n !== '');
+      const notes = [reason, etaText, m.message].filter((n): n is string => n !== null && n !== '');
       return { name, key, line: `${name}: ${machineStateText(m)}${counted ? ` ${m.done}/${m.total} samples` : ''}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}` };
     }
-    const state = waiting ? shortWaitReason(waiting, name, machines) : !counted && (m.state === 'assigned' || m.state === 'running') ? 'starting' : machineStateText(m);
+    const state = reason ?? (!counted && (m.state === 'assigned' || m.state === 'running') ? 'starting' : machineStateText(m));
     const status = [state, etaText, m.message].filter((n): n is string => n !== null && n !== '').join(', ');
     return { name, key, bar: { done: m.done, total: m.total, count: counted ? `${m.done}/${m.total}` : '', status } };
   }
@@ -167,6 +175,8 @@ export class ProgressDisplay {
       described.push({ name: '(finalization)', line: this.tty ? `  ${text}` : text, key: String(Math.floor((10 * run.summarized.done) / Math.max(1, run.summarized.total))) });
     }
     if (this.tty) {
+      this.lastRows = described;
+      this.listen();
       this.out.write(this.clear() + this.draw(this.layout(described, this.width())));
       return;
     }
@@ -191,6 +201,7 @@ export class ProgressDisplay {
   /** Leave the last frame where it is: what follows is printed below it. */
   finish(): void {
     this.frame = [];
+    this.unlisten();
   }
 
   /**
@@ -201,11 +212,35 @@ export class ProgressDisplay {
   stop(): void {
     this.stopped = true;
     this.frame = [];
+    this.unlisten();
   }
 
-  /** Back to the first row of the bars (one row each), erasing them and everything below. */
+  /** Redraw on a resize, not at the next render: a machine that waits may not change for minutes. */
+  private listen(): void {
+    if (this.listening || this.columns !== undefined) return;
+    this.listening = true;
+    this.out.on('resize', this.onResize);
+  }
+
+  private unlisten(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    this.out.off('resize', this.onResize);
+  }
+
+  private redrawResized(): void {
+    if (this.stopped || this.frame.length === 0) return;
+    this.out.write(this.clear() + this.draw(this.layout(this.lastRows, this.width())));
+  }
+
+  /**
+   * Back to the first row of the bars, erasing them and everything below. A bar drawn at a
+   * wider width than the terminal's now was reflowed into as many rows as it wraps into: moving
+   * up one row a bar left the first rows of each behind (120 -> 70 columns).
+   */
   private clear(): string {
-    const rows = this.frame.length;
+    const columns = this.width();
+    const rows = this.frame.reduce((sum, line) => sum + Math.max(1, Math.ceil([...line].length / columns)), 0);
     this.frame = [];
     return rows > 0 ? `\r\x1b[${rows}A\x1b[0J` : '';
   }

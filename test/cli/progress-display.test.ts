@@ -9,7 +9,7 @@ import { describeLockWait } from '../../agent/harness/timing-lock.ts';
 import { formatDuration, ProgressDisplay } from '../../cli/progress-display.ts';
 import { shortWaitReason } from '../../cli/wait-reason.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
-import { replayOnTerminal } from '../helpers/terminal-screen.ts';
+import { replayOnTerminal, replayWithResizes } from '../helpers/terminal-screen.ts';
 import { textStream } from '../helpers/text-stream.ts';
 
 const screen = (text: string, columns = 100): string[] => replayOnTerminal(text, columns).lines;
@@ -117,6 +117,74 @@ for (const columns of [60, 80, 160]) {
     assert.deepEqual(shown.slice(aboveRows.length), DEMO_BARS[columns]);
   });
 }
+
+test('a terminal narrowed from 120 to 70 columns mid-run is redrawn at once: the reflowed bars leave no stale rows, and the lines above stay whole', () => {
+  const out = textStream();
+  const tty = out.stream as NodeJS.WriteStream & { columns: number };
+  tty.columns = 120;
+  let now = 0;
+  // No `columns` option: the display reads the stream's width, as on a real terminal.
+  const display = new ProgressDisplay(out.stream, { tty: true, now: () => now });
+  const above = ['[agent local-a] run r: started measuring (whole, pages, checkpoint)', `[agent local-b] run r: ${'a long line '.repeat(8)}`];
+  display.printAbove(above[0] as string);
+  for (let done = 0; done <= 60; done += 6) {
+    now += 1000;
+    display.render(demoRun(done, 0, LOCK_WAIT));
+  }
+  display.printAbove(above[1] as string);
+  const before = out.text().length;
+  // The terminal reflows first (the bars, 82 characters, now take two rows each), then says so.
+  tty.columns = 70;
+  tty.emit('resize');
+  const afterResize = out.text().length;
+  for (let done = 66; done <= 150; done += 6) {
+    now += 1000;
+    display.render(demoRun(done, 0, LOCK_WAIT));
+  }
+  const replay = (upTo: number): string[] => replayWithResizes([out.text().slice(0, before), { columns: 70 }, out.text().slice(before, upTo)], 120).lines;
+  const shown = replay(out.text().length);
+  const aboveRows = above.flatMap((l) => (l.match(/.{1,70}/g) ?? []).map((row) => row.trimEnd()));
+  assert.deepEqual(shown, [...aboveRows, `  local-a [${'#'.repeat(9)}--]  83% 150/180 running, ETA 5s`, `  local-b [${'-'.repeat(11)}]   0%   0/180 waiting for local-a: timing lock`], shown.join('\n'));
+  // Redrawn at the resize itself, not at the next render: the screen then had the lines above
+  // and two bars already, each within 70 columns.
+  const atResize = replay(afterResize);
+  assert.deepEqual(atResize.slice(0, aboveRows.length), aboveRows, atResize.join('\n'));
+  assert.equal(atResize.length, aboveRows.length + 2, atResize.join('\n'));
+  assert.deepEqual(atResize.slice(-2).map((l) => l.slice(0, 9)), ['  local-a', '  local-b'], atResize.join('\n'));
+  display.finish();
+  assert.equal(tty.listenerCount('resize'), 0, 'the display stops listening when it is done');
+});
+
+test('each resize of the terminal (120 -> 70 -> 40 -> 160 columns) redraws the bars at once to fit the new width', () => {
+  const out = textStream();
+  const tty = out.stream as NodeJS.WriteStream & { columns: number };
+  tty.columns = 120;
+  const display = new ProgressDisplay(out.stream, { tty: true, now: () => 0 });
+  display.render(demoRun(6, 0, LOCK_WAIT));
+  const parts: (string | { columns: number })[] = [];
+  let written = 0;
+  const EXPECTED: Record<number, [string, string]> = {
+    70: [`  local-a [${'-'.repeat(13)}]   3% 6/180 running`, `  local-b [${'-'.repeat(13)}]   0% 0/180 waiting for local-a: timing lock`],
+    40: ['  local-a   3% 6/180 running', '  local-b   0% 0/180 waiting for local…'],
+    160: [`  local-a [#${'-'.repeat(23)}]   3% 6/180 running`, `  local-b [${'-'.repeat(24)}]   0% 0/180 waiting for local-a: timing lock`],
+  };
+  for (const columns of [70, 40, 160]) {
+    parts.push(out.text().slice(written), { columns });
+    written = out.text().length;
+    tty.columns = columns;
+    tty.emit('resize');
+    const shown = replayWithResizes([...parts, out.text().slice(written)], 120).lines;
+    assert.deepEqual(shown, EXPECTED[columns], `at ${columns} columns:\n${shown.join('\n')}`);
+  }
+});
+
+test('off a terminal a waiting machine gives the short reason, without the pid or the plan path of the harness it waits for', () => {
+  const out = textStream();
+  const display = new ProgressDisplay(out.stream, { tty: false, now: () => 0 });
+  display.render(demoRun(6, 0, LOCK_WAIT));
+  display.render(demoRun(6, 0, LOCK_WAIT));
+  assert.equal(out.text(), ['local-a: running 6/180 samples', 'local-b: running 0/180 samples (waiting for local-a: timing lock)', ''].join('\n'));
+});
 
 test('a wait reason reads as who is waited for and on what', () => {
   const machines = ['local-a', 'local-b'];

@@ -6,11 +6,13 @@
 // come from store/run-index/history-query.ts (or anything else of that shape).
 import { NATIVE_ARM } from '../../shared/arms.ts';
 import { detectChanges } from './change-detection.ts';
+import { confirmationRunsOf, confirmationStatus } from './confirmation-status.ts';
 import { ENVIRONMENT_FIELDS, type DetectionSettings, type EnvironmentChange, type HistoryEnvironment, type HistoryPoint, type HistorySeries, type HistoryView } from './history-types.ts';
 
 export interface HistoryInput {
   plan: string;
-  runs: readonly { run_key: number; run_id: string; plan_name: string | null; plan_sha256: string; created_at: string }[];
+  /** `confirms_run_id`: the run a confirmation run confirms (absent or null: not one). */
+  runs: readonly { run_key: number; run_id: string; plan_name: string | null; plan_sha256: string; created_at: string; confirms_run_id?: string | null }[];
   firstShown: number;
   machines: readonly {
     run_key: number; machine: string; node: string; v8: string; os: string; cpu_model: string; cpu_count: number; governor: string | null; affinity: string | null;
@@ -30,7 +32,7 @@ export function environmentChanges(before: HistoryEnvironment, after: HistoryEnv
 
 export function buildHistory(input: HistoryInput, settings: DetectionSettings): HistoryView {
   const runIndex = new Map(input.runs.map((r, i) => [r.run_key, i]));
-  const runs = input.runs.map((r, i) => ({ runId: r.run_id, planName: r.plan_name, planSha256: r.plan_sha256, createdAt: r.created_at, planChanged: i > 0 && input.runs[i - 1]?.plan_sha256 !== r.plan_sha256 }));
+  const runs = input.runs.map((r, i) => ({ runId: r.run_id, planName: r.plan_name, planSha256: r.plan_sha256, createdAt: r.created_at, planChanged: i > 0 && input.runs[i - 1]?.plan_sha256 !== r.plan_sha256, confirms: r.confirms_run_id ?? null }));
   const environments: Record<string, (HistoryEnvironment | null)[]> = {};
   for (const m of input.machines) {
     const at = runIndex.get(m.run_key);
@@ -78,7 +80,10 @@ export function buildHistory(input: HistoryInput, settings: DetectionSettings): 
     const family = series.slice(from, to);
     const detected = detectChanges(family.map((s) => s.points), runs.length, settings);
     family.forEach((s, i) => {
-      s.changes = (detected[i] ?? []).map(({ cell: _cell, ...d }) => ({ ...d, environment: changesByMachine[s.machine]?.[d.at] ?? [] }));
+      const hasRun = (run: number): boolean => s.points.some((p) => p.run === run);
+      s.changes = (detected[i] ?? []).map(({ cell: _cell, ...d }) => ({
+        ...d, environment: changesByMachine[s.machine]?.[d.at] ?? [], status: confirmationStatus(d.outcome), confirmationRuns: confirmationRunsOf(d, runs, hasRun),
+      }));
     });
     from = to;
   }

@@ -35,7 +35,8 @@ export function describeEnvironment(changes: readonly EnvironmentChange[]): stri
 
 export function describeChange(change: FlaggedChange, view: HistoryView): string {
   const env = change.environment.length > 0 ? `; changed at that run: ${describeEnvironment(change.environment)}` : '; no environment field changed there';
-  return `${pct(change.ratio)} [${pct(change.lo)}, ${pct(change.hi)}] from run ${view.runs[change.at]?.runId ?? '?'} (the ${change.before} runs before against the ${change.after} from it; q = ${change.q.toPrecision(2)}, detected at ${view.runs[change.detectedAt]?.runId ?? '?'})${env}`;
+  const confirmation = change.confirmationRuns.length > 0 ? ` by confirmation run${change.confirmationRuns.length > 1 ? 's' : ''} ${change.confirmationRuns.join(', ')}` : '';
+  return `${pct(change.ratio)} [${pct(change.lo)}, ${pct(change.hi)}] from run ${view.runs[change.at]?.runId ?? '?'} (the ${change.before} runs before against the ${change.after} from it; q = ${change.q.toPrecision(2)}, detected at ${view.runs[change.detectedAt]?.runId ?? '?'})${env}; ${change.status}${confirmation}`;
 }
 
 function seriesText(s: HistorySeries, view: HistoryView, columns: number): string[] {
@@ -48,14 +49,14 @@ function seriesText(s: HistorySeries, view: HistoryView, columns: number): strin
     const flagged = s.changes.filter((c) => c.at === p.run);
     const env = view.environmentChanges[s.machine]?.[p.run] ?? [];
     rows.push([
-      `${run.runId}${run.planChanged ? ' (plan changed)' : ''}`,
+      `${run.runId}${run.planChanged ? ' (plan changed)' : ''}${run.confirms === null ? '' : ` (confirms ${run.confirms})`}`,
       run.createdAt.slice(0, 16).replace('T', ' '),
       `${p.median.toFixed(2)}x`,
       `[${p.lo.toFixed(2)}-${p.hi.toFixed(2)}]`,
       String(p.rounds),
       String(p.failed),
       describeEnvironment(env),
-      flagged.map((c) => `REGRESSION ${pct(c.ratio)} [${pct(c.lo)}, ${pct(c.hi)}] q = ${c.q.toPrecision(2)}`).join('; '),
+      flagged.map((c) => `REGRESSION ${pct(c.ratio)} [${pct(c.lo)}, ${pct(c.hi)}] q = ${c.q.toPrecision(2)}, ${c.status}`).join('; '),
     ]);
   }
   // Columns nothing in the shown runs fills are left out, so that a plain series fits 80 columns.
@@ -69,7 +70,7 @@ function csvField(v: string | number | boolean | null): string {
   return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-const CSV_HEADER = ['machine', 'policy', 'kernel', 'arm', 'run', 'created_at', 'plan_sha256', 'plan_changed', 'median', 'lo', 'hi', 'rounds', 'failed', 'environment_changes', 'change', 'change_lo', 'change_hi', 'change_q', 'change_detected_at'];
+const CSV_HEADER = ['machine', 'policy', 'kernel', 'arm', 'run', 'created_at', 'plan_sha256', 'plan_changed', 'median', 'lo', 'hi', 'rounds', 'failed', 'environment_changes', 'change', 'change_lo', 'change_hi', 'change_q', 'change_detected_at', 'change_status', 'confirms'];
 
 /** The history in `format`; text in lines of at most `columns` characters (default: as long as they come). */
 export function renderHistory(view: HistoryView, format: HistoryFormat, columns = Number.POSITIVE_INFINITY): string {
@@ -82,7 +83,7 @@ export function renderHistory(view: HistoryView, format: HistoryFormat, columns 
         if (p.run < view.firstShown || run === undefined) continue;
         const c = s.changes.find((x) => x.at === p.run);
         const env = describeEnvironment(view.environmentChanges[s.machine]?.[p.run] ?? []);
-        lines.push([s.machine, s.policy, s.kernel, s.arm, run.runId, run.createdAt, run.planSha256, run.planChanged, p.median, p.lo, p.hi, p.rounds, p.failed, env, c?.ratio ?? null, c?.lo ?? null, c?.hi ?? null, c?.q ?? null, c === undefined ? null : (view.runs[c.detectedAt]?.runId ?? null)].map(csvField).join(','));
+        lines.push([s.machine, s.policy, s.kernel, s.arm, run.runId, run.createdAt, run.planSha256, run.planChanged, p.median, p.lo, p.hi, p.rounds, p.failed, env, c?.ratio ?? null, c?.lo ?? null, c?.hi ?? null, c?.q ?? null, c === undefined ? null : (view.runs[c.detectedAt]?.runId ?? null), c?.status ?? null, run.confirms].map(csvField).join(','));
       }
     }
     return `${lines.join('\n')}\n`;

@@ -11,6 +11,8 @@ export interface HistoryRun {
   createdAt: string;
   /** True when this run's plan hash differs from the previous run's (a plan picked by name across hashes). */
   planChanged: boolean;
+  /** A confirmation run: the id of the run whose flagged regression the coordinator queued it to confirm (docs/statistics.md); else null. */
+  confirms: string | null;
 }
 
 /** A machine's environment in one run, as the index holds it. */
@@ -84,10 +86,21 @@ export interface DetectedChange {
  */
 export type ChangeOutcome = 'lasting' | 'excursion' | 'open';
 
+/**
+ * A flag as `history`, the page and `--fail-on confirmed-regression` name it: `suspected` until
+ * the runs after it (confirmation runs, when the coordinator queues them) have come,
+ * `confirmed` when they stayed at the new level (outcome `lasting`), `refuted` when they came
+ * back (outcome `excursion`).
+ */
+export type ConfirmationStatus = 'suspected' | 'confirmed' | 'refuted';
+
 /** A flagged change as `history` reports it: with what changed in the environment there. */
 export interface FlaggedChange extends DetectedChange {
   /** Environment fields of the cell's machine that changed at `at` (empty when none did). */
   environment: EnvironmentChange[];
+  status: ConfirmationStatus;
+  /** Ids of the confirmation runs queued for the run that flagged it (`detectedAt`) that ran on this cell's machine, oldest first. */
+  confirmationRuns: string[];
 }
 
 export interface HistorySeries {

@@ -3,7 +3,7 @@
 // each lasting change, never holding a one-run excursion) expects it, exp(mean ± 1.96 sd √(1 + 1/k)) on ln(figure): an
 // approximate 95% prediction interval for one new run. A point outside it is not yet a flag:
 // flags come from the family-wise rule (change-detection.ts).
-import type { FlaggedChange, HistoryPoint } from './history-types.ts';
+import type { DetectedChange, HistoryPoint } from './history-types.ts';
 
 export interface BandPoint {
   run: number;
@@ -11,7 +11,7 @@ export interface BandPoint {
   hi: number;
 }
 
-export function trailingBand(points: readonly HistoryPoint[], changes: readonly FlaggedChange[], window: number, minWindow: number): BandPoint[] {
+export function trailingBand(points: readonly HistoryPoint[], changes: readonly Pick<DetectedChange, 'at' | 'outcome'>[], window: number, minWindow: number): BandPoint[] {
   const restarts = new Set(changes.filter((c) => c.outcome === 'lasting').map((c) => c.at));
   const excursions = new Set(changes.filter((c) => c.outcome === 'excursion').map((c) => c.at));
   const band: BandPoint[] = [];

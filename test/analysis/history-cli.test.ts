@@ -35,7 +35,7 @@ test('history flags a drop with the environment change at that run, and --fail-o
     const csv = await runCli(['history', '--data', dir, '--plan', 'nightly', '--csv']);
     assert.equal(csv.code, 0, csv.stderr);
     const lines = csv.stdout.trimEnd().split('\n');
-    assert.equal(lines[0], 'machine,policy,kernel,arm,run,created_at,plan_sha256,plan_changed,median,lo,hi,rounds,failed,environment_changes,change,change_lo,change_hi,change_q,change_detected_at');
+    assert.equal(lines[0], 'machine,policy,kernel,arm,run,created_at,plan_sha256,plan_changed,median,lo,hi,rounds,failed,environment_changes,change,change_lo,change_hi,change_q,change_detected_at,change_status,confirms');
     assert.equal(lines.length, 1 + 2 * 7);
     assert.equal(lines.filter((l) => l.includes(`,${newest},`) && l.includes('node 20.20.2 -> 22.1.0')).length, 2);
 

@@ -45,6 +45,20 @@ export interface StoredRun {
   /** Set when a control client cancelled the run: its final state is then "cancelled". */
   cancelledAt: string | null;
   machines: Record<string, StoredMachine>;
+  /** Only on a confirmation run (absent on every other run and in files written before them): what it confirms. */
+  confirms?: RunConfirms;
+}
+
+/**
+ * What a confirmation run confirms: the coordinator queued it (with --confirm-runs) after run
+ * `runId` flagged a regression in `cells` on `machine`; `attempt` counts the confirmation runs
+ * queued for that run (1, 2, ...), each after the previous one, up to the coordinator's bound.
+ */
+export interface RunConfirms {
+  runId: string;
+  machine: string;
+  cells: { policy: string; kernel: string; arm: string }[];
+  attempt: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -95,6 +109,26 @@ function machine(value: unknown, where: string, fallbackSince: string): StoredMa
   };
 }
 
+function confirms(value: unknown, where: string): RunConfirms {
+  const o = obj(value, where);
+  const cells = o['cells'];
+  if (!Array.isArray(cells)) bad(`${where}.cells`, 'must be a list of cells');
+  const machineName = str(o, 'machine', where);
+  const problem = machineNameProblem(machineName);
+  if (problem !== null) bad(`${where}.machine`, `"${machineName}" is not a valid machine name: ${problem}`);
+  const attempt = count(o, 'attempt', where);
+  if (attempt < 1) bad(`${where}.attempt`, 'must be 1 or more');
+  return {
+    runId: str(o, 'runId', where),
+    machine: machineName,
+    cells: cells.map((c: unknown, i) => {
+      const cell = obj(c, `${where}.cells[${i}]`);
+      return { policy: str(cell, 'policy', `${where}.cells[${i}]`), kernel: str(cell, 'kernel', `${where}.cells[${i}]`), arm: str(cell, 'arm', `${where}.cells[${i}]`) };
+    }),
+    attempt,
+  };
+}
+
 /** A run.json's content (schema 1, or 0 migrated), validated; `file` names it in errors. */
 export function parseStoredRun(value: unknown, file: string): StoredRun {
   const o = obj(value, file);
@@ -121,5 +155,7 @@ export function parseStoredRun(value: unknown, file: string): StoredRun {
   if (cancelledAt !== null && typeof cancelledAt !== 'string') bad(`${file}.cancelledAt`, 'must be a time or null');
   // 0: saved before runs had a place in the queues; the lifecycle gives them one at load, by creation time.
   const seq = o['seq'] === undefined ? 0 : count(o, 'seq', file);
-  return { schema: RUN_SCHEMA_VERSION, runId, state: runState, after, seq, createdAt, planSha256: str(o, 'planSha256', file), cancelledAt, machines };
+  const run: StoredRun = { schema: RUN_SCHEMA_VERSION, runId, state: runState, after, seq, createdAt, planSha256: str(o, 'planSha256', file), cancelledAt, machines };
+  if (o['confirms'] !== undefined) run.confirms = confirms(o['confirms'], `${file}.confirms`);
+  return run;
 }

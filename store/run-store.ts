@@ -6,7 +6,7 @@ import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { makeFolderDurable, syncFolder, writeFileAtomic } from '../shared/atomic-file.ts';
 import type { Policy } from '../shared/policies.ts';
-import type { StoredRun } from './run-schema.ts';
+import { parseStoredRun, type RunConfirms, type StoredRun } from './run-schema.ts';
 
 export const RUN_FILE = 'run.json';
 export const PLAN_FILE = 'plan.json';
@@ -21,6 +21,8 @@ export class RunStore {
   readonly #rawPaths = new Map<string, string>();
   /** Machine folders createFolder made, until takeMadeFolders. */
   #madeFolders: string[] = [];
+  /** What the confirmation runs of this process confirm, by run id (markConfirmation). */
+  readonly #confirms = new Map<string, RunConfirms>();
 
   constructor(dataDir: string) {
     this.dataDir = dataDir;
@@ -117,8 +119,26 @@ export class RunStore {
     return readFile(join(this.runDir(runId), PLAN_FILE), 'utf8');
   }
 
+  /**
+   * Marks the run about to be created as `runId` a confirmation run: every save of its run.json
+   * says what it confirms. The run lifecycle creates runs and owns their state, and knows nothing
+   * of confirmation; the mark is made here, before the run exists, so that its first run.json
+   * already has it (a crash cannot leave a confirmation run that looks like a scheduled one). A
+   * coordinator that restarts reads it back from run.json with the rest of the run.
+   */
+  markConfirmation(runId: string, confirms: RunConfirms): void {
+    this.#confirms.set(runId, confirms);
+  }
+
+  /** The run's run.json, validated (what a finished run's state and marks are). */
+  async readRun(runId: string): Promise<StoredRun> {
+    const file = join(this.runDir(runId), RUN_FILE);
+    return parseStoredRun(JSON.parse(await readFile(file, 'utf8')) as unknown, file);
+  }
+
   /** Persist a run's state atomically (write then rename). */
   async saveRun(run: StoredRun): Promise<void> {
-    await writeFileAtomic(join(this.runDir(run.runId), RUN_FILE), `${JSON.stringify(run, null, 2)}\n`);
+    const confirms = run.confirms ?? this.#confirms.get(run.runId);
+    await writeFileAtomic(join(this.runDir(run.runId), RUN_FILE), `${JSON.stringify(confirms === undefined ? run : { ...run, confirms }, null, 2)}\n`);
   }
 }

@@ -15,13 +15,13 @@ export interface HistoryFilter {
   arm?: string | undefined;
   /** Only runs created at or after this ISO time are shown (earlier ones still form the first windows). */
   since?: string | undefined;
-  /** Only the last N runs are shown; the detection still reads `lookback` runs before them. */
+  /** Only the last N runs are shown (a confirmation run is not counted: it comes with the run it confirms); the detection still reads `lookback` runs before them. */
   last?: number | undefined;
   /** Runs before the first shown one to read for its trailing window. */
   lookback: number;
 }
 
-export interface IndexRunRow { run_key: number; run_id: string; plan_name: string | null; plan_sha256: string; created_at: string }
+export interface IndexRunRow { run_key: number; run_id: string; plan_name: string | null; plan_sha256: string; created_at: string; confirms_run_id: string | null }
 export interface IndexMachineRow {
   run_key: number; machine: string; node: string; v8: string; os: string; cpu_model: string; cpu_count: number; governor: string | null; affinity: string | null;
   niceness: number; heap_cap_mb: number | null; harness_sha256: string; corpus_sha256: string; inputs_sha256: string; load1: number; load5: number; load15: number;
@@ -50,7 +50,7 @@ export function listPlans(index: RunIndex): { planName: string | null; planSha25
 
 function planRuns(index: RunIndex, plan: string): IndexRunRow[] {
   const db = index.database;
-  const columns = 'run_key, run_id, plan_name, plan_sha256, created_at';
+  const columns = 'run_key, run_id, plan_name, plan_sha256, created_at, confirms_run_id';
   if (/^[0-9a-f]{6,64}$/.test(plan)) {
     const byHash = db.prepare<[string], IndexRunRow>(`SELECT ${columns} FROM runs WHERE plan_sha256 LIKE ? || '%' ORDER BY created_at, run_id`).all(plan);
     const hashes = new Set(byHash.map((r) => r.plan_sha256));
@@ -58,6 +58,13 @@ function planRuns(index: RunIndex, plan: string): IndexRunRow[] {
     if (byHash.length > 0) return byHash;
   }
   return db.prepare<[string], IndexRunRow>(`SELECT ${columns} FROM runs WHERE plan_name = ? ORDER BY created_at, run_id`).all(plan);
+}
+
+/** Where the last `n` runs that are not confirmation runs begin (with the confirmation runs among and after them). */
+function lastScheduled(runs: readonly IndexRunRow[], n: number): number {
+  let counted = 0;
+  for (let i = runs.length - 1; i >= 0; i--) if (runs[i]?.confirms_run_id === null && ++counted === n) return i;
+  return 0;
 }
 
 export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRows {
@@ -72,7 +79,7 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
     shownFrom = all.findIndex((r) => r.created_at >= since);
     if (shownFrom < 0) shownFrom = all.length;
   }
-  if (filter.last !== undefined) shownFrom = Math.max(shownFrom, all.length - filter.last);
+  if (filter.last !== undefined) shownFrom = Math.max(shownFrom, lastScheduled(all, filter.last));
   const start = Math.max(0, shownFrom - filter.lookback);
   const runs = all.slice(start);
   const keys = new Set(runs.map((r) => r.run_key));

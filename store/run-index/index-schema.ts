@@ -7,7 +7,7 @@ import type { HistoryEnvironment } from '../../analysis/history/history-types.ts
 
 export const INDEX_FILE = 'index.sqlite';
 /** Raise with every change to the tables below; an index of another version is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 1;
+export const INDEX_SCHEMA_VERSION = 2;
 
 /**
  * run_machines and cells refer to runs by run_key, and cells to its (machine, policy, arm,
@@ -24,7 +24,8 @@ CREATE TABLE runs (
   plan_sha256 TEXT NOT NULL,
   state TEXT NOT NULL,
   created_at TEXT NOT NULL,
-  manifest_sha256 TEXT NOT NULL
+  manifest_sha256 TEXT NOT NULL,
+  confirms_run_id TEXT
 );
 CREATE INDEX runs_by_plan ON runs (plan_sha256, created_at);
 CREATE INDEX runs_by_name ON runs (plan_name, created_at);
@@ -87,6 +88,8 @@ export interface RunRow {
   state: string;
   createdAt: string;
   manifestSha256: string;
+  /** A confirmation run's `confirms.runId` (run.json), else null. */
+  confirmsRunId: string | null;
 }
 
 /** One machine's environment in a run: its earliest policy file's environment row (the fields `history` compares, docs/records.md). */

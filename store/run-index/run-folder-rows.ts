@@ -125,6 +125,6 @@ export async function readFolderRows(dir: string, runId: string, verify: boolean
     }
     if (first !== null) machines.push(machineRow(machine, first));
   }
-  const run = { runId, planName, planSha256: stored.planSha256, state: stored.state, createdAt: stored.createdAt, manifestSha256: sha256Hex(manifestText) };
+  const run = { runId, planName, planSha256: stored.planSha256, state: stored.state, createdAt: stored.createdAt, manifestSha256: sha256Hex(manifestText), confirmsRunId: stored.confirms?.runId ?? null };
   return { ok: true, rows: { run, machines, cells } };
 }

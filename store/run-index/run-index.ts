@@ -75,7 +75,7 @@ export class RunIndex {
       deleteRun: db.prepare<[number]>('DELETE FROM runs WHERE run_key = ?'),
       deleteMachines: db.prepare<[number]>('DELETE FROM run_machines WHERE run_key = ?'),
       deleteCells: db.prepare<[number]>('DELETE FROM cells WHERE run_key = ?'),
-      insertRun: db.prepare('INSERT INTO runs (run_id, plan_name, plan_sha256, state, created_at, manifest_sha256) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertRun: db.prepare('INSERT INTO runs (run_id, plan_name, plan_sha256, state, created_at, manifest_sha256, confirms_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       insertMachine: db.prepare(
         'INSERT INTO run_machines (run_key, machine, started_at, node, v8, os, cpu_model, cpu_count, governor, affinity, niceness, heap_cap_mb, harness_sha256, corpus_sha256, inputs_sha256, load1, load5, load15) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -169,7 +169,7 @@ export class RunIndex {
     const s = this.statements;
     const r = rows.run;
     this.remove(r.runId);
-    const runKey = Number(s.insertRun.run(r.runId, r.planName, r.planSha256, r.state, r.createdAt, r.manifestSha256).lastInsertRowid);
+    const runKey = Number(s.insertRun.run(r.runId, r.planName, r.planSha256, r.state, r.createdAt, r.manifestSha256, r.confirmsRunId).lastInsertRowid);
     for (const m of rows.machines) {
       s.insertMachine.run(runKey, m.machine, m.startedAt, m.node, m.v8, m.os, m.cpuModel, m.cpuCount, m.governor, m.affinity, m.niceness, m.heapCapMb, m.harnessSha256, m.corpusSha256, m.inputsSha256, m.load[0], m.load[1], m.load[2]);
     }

@@ -4,6 +4,7 @@
 // final and safe in its folder, so a failure here is a warning and never holds finalization
 // up; the update is tried again (a `benchfleet reindex` holding the index's write lock for a
 // minute, say), and the next start or `benchfleet reindex` makes up for anything still missing.
+import { EventEmitter } from 'node:events';
 import { errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import { RunIndex } from './run-index.ts';
@@ -20,6 +21,8 @@ export class IndexKeeper {
   private readonly pending = new Set<Promise<void>>();
   private readonly retries = new Set<NodeJS.Timeout>();
   private closed = false;
+  /** `run` with a run id once that run's rows are in the index (runFinalized; not the runs of a catch-up at start). */
+  readonly indexed = new EventEmitter<{ run: [runId: string] }>();
 
   constructor(dataDir: string) {
     this.dataDir = dataDir;
@@ -46,8 +49,9 @@ export class IndexKeeper {
     const task = (async () => {
       const index = await this.index();
       if (index === null || this.closed) return;
+      let done: boolean;
       try {
-        if (await index.indexRun(runId)) log.info(`run ${runId}: indexed`);
+        done = await index.indexRun(runId);
       } catch (error) {
         const again = attempt < TRIES && !this.closed;
         log.warn(`run ${runId}: not indexed now (${errorMessage(error)}); ${again ? `trying again in ${RETRY_MS / 1000} s` : "it will be at the coordinator's next start, or run `benchfleet reindex`"}`);
@@ -58,7 +62,11 @@ export class IndexKeeper {
         }, RETRY_MS);
         timer.unref();
         this.retries.add(timer);
+        return;
       }
+      if (!done) return;
+      log.info(`run ${runId}: indexed`);
+      this.indexed.emit('run', runId);
     })();
     this.pending.add(task);
     void task.finally(() => this.pending.delete(task));

@@ -2,24 +2,20 @@
 // sink takes is written to its raw file (to the page cache, unsynced) and to this journal, and
 // the journal is what is synced: batches of every file that arrive while one journal write is
 // on the disk go together in the next, one synced write for all of them (group commit across
-// files). A thousand machines' batches of a moment cost one sync, not a thousand: on a 2-core
-// machine a synced write per file kept libuv's pool and the CPU busy enough to slow every
-// answer (docs/protocol.md, "Scale").
+// files, shared/coalesced-work.ts). A thousand machines' batches of a moment cost one sync, not
+// a thousand: on a 2-core machine a synced write per file kept libuv's pool and the CPU busy
+// enough to slow every answer (docs/protocol.md, "Scale").
 //
 // An entry is one write to one raw file: where it starts (the file's length before it) and its
-// bytes, framed with a header and a checksum:
-//
-//   B <offset> <length> <checksum> <path as JSON>\n<length bytes>
-//
-// (the checksum is the first 16 hex digits of the SHA-256 of "<offset> <length> <path>\n"
-// followed by the bytes). The path is relative to the data folder.
+// bytes, framed with a header and a checksum (journal-entries.ts gives the exact framing).
 //
 // A checkpoint makes the journal short again: it starts a new segment, syncs every raw file
 // written in the old ones, and only then deletes them. On start, segments left by a crash are
-// replayed before anything reads a raw file: each entry's bytes are written back at its offset
-// and each file is cut to the end of its last entry, so every file holds exactly what was
-// acknowledged, whatever the page cache had put on disk. An entry cut short by the crash (or
-// that fails its checksum) and everything after it in its segment were never acknowledged.
+// replayed before anything reads a raw file (journal-replay.ts): each entry's bytes are written
+// back at its offset and each file is cut to the end of its last entry, so every file holds
+// exactly what was acknowledged, whatever the page cache had put on disk. An entry cut short by
+// the crash (or that fails its checksum) and everything after it in its segment were never
+// acknowledged.
 //
 // A failed sync is never retried as it is: on Linux, fsync reports a write-back error once and
 // marks the lost pages clean, so a second fsync succeeds without the data ("fsyncgate"). A raw
@@ -29,18 +25,18 @@
 // segment with a copy of the old one's acknowledged entries in front of its own. Segments are
 // deleted oldest first and a checkpoint stops at one it cannot delete, keeping it and every
 // newer one: a replay never sees an old segment without the newer ones after it.
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { syncFolder } from '../../shared/atomic-file.ts';
+import { GroupCommit, type Waiting } from '../../shared/coalesced-work.ts';
 import { createLogger } from '../../shared/log.ts';
 import { errorMessage } from '../../shared/errors.ts';
+import { frame, JOURNAL_DIR, parseEntry, SEGMENT_NAME, segmentName, writeFully, type JournalEntry } from './journal-entries.ts';
+import { replaySegments, type JournalReplay } from './journal-replay.ts';
 
 const log = createLogger('coordinator:journal');
 
-/** The journal's folder inside the data folder. */
-export const JOURNAL_DIR = 'journal';
 /** A segment past this size is checkpointed (its raw files synced, then it is deleted). */
 export const SEGMENT_BYTES = 64 * 1024 * 1024;
 /**
@@ -56,65 +52,17 @@ function checkpointMs(value: string | undefined): number {
 }
 /** Raw files synced at once by a checkpoint: two of libuv's four pool threads, the journal's writes keep the others. */
 const SYNCS_AT_ONCE = 2;
-
-const SEGMENT_NAME = /^(\d{8})\.wal$/;
-const HEADER = /^B (\d+) (\d+) ([0-9a-f]{16}) ("(?:[^"\\]|\\.)*")$/;
-
-/** One write to one raw file: `data` went to `path` at byte `offset` (its length before). */
-export interface JournalEntry {
-  path: string;
-  offset: number;
-  data: Buffer;
-}
-
-/** What a start found in the journal and wrote back. */
-export interface JournalReplay {
-  segments: number;
-  entries: number;
-  files: number;
-  /** Bytes after a segment's last whole entry: a write the crash cut short, never acknowledged. */
-  tornBytes: number;
-  /** Entries not replayed, each with why (a run folder deleted since, a file shorter than the entry's start). */
-  skipped: string[];
-}
-
-function checksum(rel: string, offset: number, data: Buffer): string {
-  return createHash('sha256').update(`${offset} ${data.length} ${rel}\n`).update(data).digest('hex').slice(0, 16);
-}
-
-/** An entry as written: its header, then its bytes (copied once, into the group's write). */
-function frame(rel: string, entry: JournalEntry): [Buffer, Buffer] {
-  const header = `B ${entry.offset} ${entry.data.length} ${checksum(rel, entry.offset, entry.data)} ${JSON.stringify(rel)}\n`;
-  return [Buffer.from(header), entry.data];
-}
-
-function segmentName(n: number): string {
-  return `${String(n).padStart(8, '0')}.wal`;
-}
-
-/** FileHandle.write may write less than asked; go on until all is written or it fails. */
-async function writeFully(handle: FileHandle, data: Buffer, position: number | null = null): Promise<void> {
-  let done = 0;
-  while (done < data.length) {
-    const { bytesWritten } = await handle.write(data, done, data.length - done, position === null ? null : position + done);
-    if (bytesWritten <= 0) throw Object.assign(new Error(`wrote 0 of ${data.length - done} bytes`), { code: 'ENOSPC' });
-    done += bytesWritten;
-  }
-}
-
 /** Bytes the current segment's acknowledged entries fill, to copy in front of the next write after a failed one. */
 interface Carry {
   segment: number;
   bytes: number;
 }
 
-interface PendingGroup {
+/** One append's framed entries, and the raw files they are of. */
+interface Framed {
   frames: Buffer[];
   paths: string[];
-  resolve: () => void;
-  reject: (error: unknown) => void;
 }
-
 export class RecordJournal {
   readonly dataDir: string;
   readonly dir: string;
@@ -133,11 +81,8 @@ export class RecordJournal {
   private readonly suspect = new Set<string>();
   /** After a failed journal write: the acknowledged bytes of that segment, copied into the next write. */
   private carry: Carry | null = null;
-  private pending: PendingGroup[] = [];
-  private writing = false;
-  /** Resolves when the writer stops (nothing pending), for close(). */
-  private idle: Promise<void> = Promise.resolve();
-  private rotateWanted: (() => void) | null = null;
+  /** The appends, one synced write a group; a checkpoint starts its new segment between two writes, never during one. */
+  private readonly writer = new GroupCommit<Framed, void>((group) => this.writeGroup(group));
   private checkpointing: Promise<void> | null = null;
   /** The checkpoint due CHECKPOINT_MS after a write found none due. */
   private checkpointTimer: NodeJS.Timeout | null = null;
@@ -181,10 +126,7 @@ export class RecordJournal {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return new Promise((resolve, reject) => {
-      this.pending.push({ frames, paths: entries.map((e) => e.path), resolve, reject });
-      if (!this.writing) void this.drain();
-    });
+    return this.writer.submit({ frames, paths: entries.map((e) => e.path) });
   }
 
   private relative(path: string): string {
@@ -193,36 +135,18 @@ export class RecordJournal {
     return rel.split(sep).join('/');
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    let markIdle = (): void => undefined;
-    this.idle = new Promise((resolve) => (markIdle = resolve));
+  /** Every append that waited for the previous write, in one synced write; each answered after it. */
+  private async writeGroup(group: readonly Waiting<Framed, void>[]): Promise<void> {
     try {
-      for (;;) {
-        // A checkpoint starts its new segment between two writes, never during one.
-        if (this.rotateWanted) {
-          const rotated = this.rotateWanted;
-          this.rotateWanted = null;
-          await this.rotate();
-          rotated();
-        }
-        if (this.pending.length === 0) break;
-        const group = this.pending.splice(0);
-        try {
-          await this.write(group.flatMap((g) => g.frames));
-        } catch (error) {
-          for (const g of group) g.reject(error);
-          continue;
-        }
-        this.writes++;
-        for (const g of group) for (const p of g.paths) this.paths.add(p);
-        for (const g of group) g.resolve();
-        this.checkpointIfDue();
-      }
-    } finally {
-      this.writing = false;
-      markIdle();
+      await this.write(group.flatMap((g) => g.item.frames));
+    } catch (error) {
+      for (const g of group) g.reject(error);
+      return;
     }
+    this.writes++;
+    for (const g of group) for (const p of g.item.paths) this.paths.add(p);
+    for (const g of group) g.resolve();
+    this.checkpointIfDue();
   }
 
   /**
@@ -315,8 +239,7 @@ export class RecordJournal {
   }
 
   private async runCheckpoint(): Promise<void> {
-    if (this.writing) await new Promise<void>((resolve) => (this.rotateWanted = resolve));
-    else await this.rotate();
+    await this.writer.between(() => this.rotate());
     const paths = this.paths;
     this.paths = new Set();
     const segments = this.older.splice(0);
@@ -410,122 +333,10 @@ export class RecordJournal {
     if (this.closed || this.closing) return;
     this.closing = true;
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
-    while (this.writing) await this.idle;
+    await this.writer.settled();
     // One that started before close(), or by a write drained just now: wait for it, then the last one.
     while (this.checkpointing) await this.checkpointing.catch(() => undefined);
     await this.checkpoint().catch((error: unknown) => log.warn(`journal checkpoint at close: ${errorMessage(error)}; it is replayed at the next start`));
     this.closed = true;
   }
-}
-
-/** Write every whole entry of `segments` (in order) back into its raw file; see the top of this file. */
-async function replaySegments(dataDir: string, segments: readonly string[]): Promise<JournalReplay> {
-  const result: JournalReplay = { segments: segments.length, entries: 0, files: 0, tornBytes: 0, skipped: [] };
-  const files = new Map<string, ReplayFile | null>();
-  try {
-    for (const segment of segments) {
-      const bytes = await readFile(segment);
-      let at = 0;
-      while (at < bytes.length) {
-        const entry = parseEntry(bytes, at);
-        if (!entry) break;
-        at = entry.next;
-        const path = join(dataDir, ...entry.rel.split('/'));
-        const known = files.get(path);
-        if (known === null) continue;
-        const file = known ?? (await openForReplay(path, entry.rel, result));
-        files.set(path, file);
-        if (!file) continue;
-        if (file.size < entry.offset) {
-          result.skipped.push(`${entry.rel}: holds ${file.size} bytes on disk but the journal's entry starts at ${entry.offset}; its later entries are not replayed`);
-          files.set(path, null);
-          // What earlier entries wrote back must reach the disk before their segments go.
-          try {
-            if (file.end > 0) await file.handle.datasync();
-          } finally {
-            await file.handle.close();
-          }
-          continue;
-        }
-        await writeFully(file.handle, entry.data, entry.offset);
-        file.end = entry.offset + entry.data.length;
-        file.size = Math.max(file.size, file.end);
-        result.entries++;
-      }
-      if (at < bytes.length) {
-        result.tornBytes += bytes.length - at;
-        log.warn(`${segment}: ${bytes.length - at} bytes after its last whole entry were never acknowledged; dropped`);
-      }
-    }
-    const created = new Set<string>();
-    for (const [path, file] of files) {
-      if (!file) continue;
-      // Anything past the last entry was written and never acknowledged (a write whose journal entry failed).
-      await file.handle.truncate(file.end);
-      await file.handle.datasync();
-      if (file.created) created.add(dirname(path));
-      result.files++;
-    }
-    // A raw file the replay made again must keep its name before its segments are deleted.
-    for (const folder of created) await syncFolder(folder);
-  } finally {
-    for (const file of files.values()) await file?.handle.close().catch(() => undefined);
-  }
-  if (result.entries > 0 || result.skipped.length > 0) log.info(`journal: replayed ${result.entries} entries into ${result.files} raw files from ${result.segments} segments${result.skipped.length > 0 ? `; skipped: ${result.skipped.join('; ')}` : ''}`);
-  return result;
-}
-
-/** A raw file being replayed into: its length on disk (as the replay moves it) and the end of its last entry so far. */
-interface ReplayFile {
-  handle: FileHandle;
-  size: number;
-  end: number;
-  /** The replay made the file (a crash lost it): its folder is synced too. */
-  created: boolean;
-}
-
-/** A raw file to replay into; null (said in `skipped`) when its machine folder is gone: its run was deleted. */
-async function openForReplay(path: string, rel: string, result: JournalReplay): Promise<ReplayFile | null> {
-  const folder = await stat(dirname(path)).catch(() => null);
-  if (!folder?.isDirectory()) {
-    result.skipped.push(`${rel}: its folder is gone (the run was deleted)`);
-    return null;
-  }
-  let created = false;
-  let handle: FileHandle;
-  try {
-    handle = await open(path, constants.O_RDWR);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    handle = await open(path, constants.O_RDWR | constants.O_CREAT);
-    created = true;
-  }
-  try {
-    return { handle, size: (await handle.stat()).size, end: 0, created };
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-}
-
-/** The whole entry at `at`, or null when what is there is cut short or fails its checksum. */
-function parseEntry(bytes: Buffer, at: number): { rel: string; offset: number; data: Buffer; next: number } | null {
-  const newline = bytes.indexOf(0x0a, at);
-  if (newline < 0) return null;
-  const header = HEADER.exec(bytes.subarray(at, newline).toString('utf8'));
-  if (!header) return null;
-  const offset = Number(header[1]);
-  const length = Number(header[2]);
-  let rel: unknown;
-  try {
-    rel = JSON.parse(header[4] as string);
-  } catch {
-    return null;
-  }
-  if (typeof rel !== 'string' || rel.split('/').some((part) => part === '..' || part === '') || rel.startsWith('/')) return null;
-  const end = newline + 1 + length;
-  if (end > bytes.length) return null;
-  const data = bytes.subarray(newline + 1, end);
-  if (checksum(rel, offset, data) !== header[3]) return null;
-  return { rel, offset, data, next: end };
 }

@@ -30,7 +30,8 @@ import { createLogger } from '../../shared/log.ts';
 import { cutTornLine, readJsonlFile } from '../../shared/jsonl-file.ts';
 import type { Plan } from '../../shared/plan.ts';
 import { RecordPlanCheck, type PlannedLines } from './record-plan-check.ts';
-import { RecordJournal, type JournalReplay } from './record-journal.ts';
+import { RecordJournal } from './record-journal.ts';
+import type { JournalReplay } from './journal-replay.ts';
 import { makeFolderDurable, syncFolder } from '../../shared/atomic-file.ts';
 
 const log = createLogger('coordinator:records');

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scheduleSamples } from '../../agent/harness/schedule.ts';
-import { JOURNAL_DIR } from '../../coordinator/records/record-journal.ts';
+import { JOURNAL_DIR } from '../../coordinator/records/journal-entries.ts';
 import { RecordSink, type LineExpectations } from '../../coordinator/records/record-sink.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';

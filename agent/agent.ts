@@ -23,6 +23,7 @@ import { coordinatorVersionRefusal, upgradeHeaders } from '../shared/protocol/pr
 import { ProgressPacer } from '../shared/protocol/progress-pacer.ts';
 import { RecordStreamer } from './record-streamer.ts';
 import { RunSpool, type SpoolStatus } from './run-spool.ts';
+import { shortWaitReason } from '../shared/wait-reason.ts';
 import { kernelNames } from '../kernels/catalog.ts';
 
 const log = createLogger('agent');
@@ -282,8 +283,10 @@ export class Agent {
     await this.spool.create(status, assignment.planText);
     const run: ActiveRun = { status, streamer: this.streamerFor(status), child: null, resumes: 0 };
     this.runs.set(status.runId, run);
+    // Not "started": the harness may first wait for the timing lock or a quiet machine, and
+    // says so; the run has started when its first record comes (startHarness).
+    this.status(`run ${status.runId}: accepted (${plan.policies.join(', ')})`);
     this.startHarness(run, false);
-    this.status(`run ${status.runId}: started (${plan.policies.join(', ')})`);
   }
 
   private streamerFor(status: SpoolStatus): RecordStreamer {
@@ -316,6 +319,9 @@ export class Agent {
       resume,
     };
     let toldLoadWait = false;
+    // What the status line said last of this harness's wait (a load wait once, not per reading).
+    let toldWait: string | null = null;
+    let measuring = false;
     const progress = new ProgressPacer((p) => {
       if (this.socket?.connected) this.socket.emit('run:progress', p);
     });
@@ -323,6 +329,10 @@ export class Agent {
     run.child = new HarnessChild(launch, this.options, {
       onRecord: (event) => {
         run.streamer.add(event.policy, event.seq, event.line);
+        if (!measuring) {
+          measuring = true;
+          this.status(`run ${runId}: started measuring (${run.status.policies.join(', ')})`);
+        }
         // The first environment row carries the wait for a quiet machine: say if it gave up.
         if (event.seq === 0 && !toldLoadWait) {
           toldLoadWait = true;
@@ -330,7 +340,10 @@ export class Agent {
           if (wait) this.status(`run ${runId}: ${describeLoadWait(wait)}`);
         }
       },
-      onProgress: (event) => progress.report({ runId, done: event.done, total: event.total, ...(event.waiting ? { waiting: event.waiting } : {}) }),
+      onProgress: (event) => {
+        if (event.waiting && !measuring) toldWait = this.tellWait(runId, event.waiting, toldWait);
+        progress.report({ runId, done: event.done, total: event.total, ...(event.waiting ? { waiting: event.waiting } : {}) });
+      },
       // Nothing is being timed until we answer: send now if the run's last flush began
       // RECORD_SEND_MS ago or more (else the lines wait for a later window), then let the harness go on.
       onQuiet: () => Promise.race([run.streamer.flushIfDue(), new Promise<void>((r) => setTimeout(r, QUIET_WINDOW_MS - 50))]),
@@ -341,6 +354,21 @@ export class Agent {
         this.harnessEnded(run, outcome).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
       },
     });
+  }
+
+  /**
+   * A harness's wait in the words its progress bar shows ("waiting for pid 4242: timing lock"),
+   * once per kind of wait (a load wait's reading changes every poll); the harness's whole
+   * sentence (the lock's file, the holder's plan) at debug level. Returns the kind told.
+   */
+  private tellWait(runId: string, waiting: string, told: string | null): string {
+    const short = shortWaitReason(waiting, this.options.name, []);
+    const kind = short.startsWith('waiting: load ') ? 'load' : short;
+    if (kind !== told) {
+      this.status(`run ${runId}: ${short}`);
+      log.debug(`run ${runId}: ${waiting}`);
+    }
+    return kind;
   }
 
   private async harnessEnded(run: ActiveRun, outcome: HarnessOutcome): Promise<void> {

@@ -12,7 +12,7 @@
 import type { RunSummary } from '../shared/protocol/events.ts';
 import { machineStateText } from '../shared/queue-place.ts';
 import { summarizedText } from '../shared/summarized-text.ts';
-import { shortWaitReason } from './wait-reason.ts';
+import { shortWaitReason } from '../shared/wait-reason.ts';
 
 /** "[####----]  40%" with `width` cells inside the brackets, or only the percentage when `width` is 0. */
 function bar(done: number, total: number, width: number): string {

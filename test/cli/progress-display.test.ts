@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describeLockWait } from '../../agent/harness/timing-lock.ts';
 import { formatDuration, ProgressDisplay } from '../../cli/progress-display.ts';
-import { shortWaitReason } from '../../cli/wait-reason.ts';
+import { shortWaitReason } from '../../shared/wait-reason.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import { replayOnTerminal, replayWithResizes } from '../helpers/terminal-screen.ts';
 import { textStream } from '../helpers/text-stream.ts';

@@ -1,9 +1,9 @@
 // Why a machine waits, in the few words a progress bar has room for. The harness explains a
 // wait in a full sentence (whose lock, its file, the plan path of the run holding it, the
 // limit); a bar at 80 columns has room for about thirty characters, so it names who is waited
-// for and on what: "waiting for local-a: timing lock". Plain (not a terminal) output uses the
-// same words: a pid and a plan path say nothing to the person reading a log of `npm start`.
-// The harness's whole sentence stays in the agent's debug log.
+// for and on what: "waiting for local-a: timing lock". Plain (not a terminal) output and the
+// agent's status line use the same words, so the log and the bar say the same thing; the
+// harness's whole sentence stays in the agent's debug log.
 
 const LOCK_HELD = /^the timing lock \S+ is held by pid (\d+)/;
 const LOCK_STALE = /^the timing lock \S+ was left by /;

@@ -1,5 +1,5 @@
 // Every record line checked against the run's plan before it is stored, not only alone
-// (record-sink.ts's checkLine checks the line's own shape): a sample must be of a kernel,
+// (record-lines.ts checks the line's own shape): a sample must be of a kernel,
 // arm and round the plan has, with the plan's number of repeats, in the segment of the last
 // environment row of its file; segments only go forward; a (kernel, arm, round) appears once
 // per segment, and again in a later segment only when it is of the round a restart interrupted

@@ -58,9 +58,9 @@ test('the History page draws every kernel, rings the flagged drop, labels the No
     assert.deepEqual(paths, new Array<number>(21).fill(30 * 2));
     // Other kernels may carry a false flag now and then (at most 5% of runs flag any cell; docs/statistics.md); the dropped one must be ringed.
     const rings = await page.locator('g.flagged-change title').allTextContents();
-    assert.equal(rings.filter((t) => new RegExp(`^kernel-07: -1\\d\\.\\d% \\[.*\\] from ${ids[22]}; node 22\\.1\\.0 changed there$`).test(t)).length, 1, rings.join('\n'));
+    assert.equal(rings.filter((t) => new RegExp(`^kernel-07: -1\\d\\.\\d% \\[.*\\] from ${ids[22]}; node 22\\.1\\.0 changed there; confirmed$`).test(t)).length, 1, rings.join('\n'));
     const listed = await page.locator('ul.flagged li').allTextContents();
-    assert.equal(listed.filter((t) => new RegExp(`^kernel-07: -1\\d\\.\\d% \\[.*\\] from run ${ids[22]} .*; changed there: node v26\\.10\\.0 → 22\\.1\\.0$`).test(t)).length, 1, listed.join('\n'));
+    assert.equal(listed.filter((t) => new RegExp(`^kernel-07: -1\\d\\.\\d% \\[.*\\] from run ${ids[22]} \\(q = [^,]+, confirmed\\); changed there: node v26\\.10\\.0 → 22\\.1\\.0$`).test(t)).length, 1, listed.join('\n'));
     assert.deepEqual(await page.locator('g.env-change-label text').allTextContents(), ['node 22.1.0']);
     assert.ok((await page.locator('g.trailing-band path').count()) >= 21, 'a trailing band per kernel');
 

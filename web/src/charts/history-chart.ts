@@ -47,25 +47,27 @@ export function historyChart(view: HistoryView, machine: string, width: number):
   const dots: Dot[] = [];
   const rings: Ring[] = [];
   const bands: Band[] = [];
+  // Runs before firstShown are there only as the first trailing windows (a range was chosen).
+  const first = view.firstShown;
   for (const s of view.series) {
-    for (const p of s.points) dots.push({ kernel: s.kernel, run: p.run, runId: view.runs[p.run]?.runId ?? '', median: p.median, lo: p.lo, hi: p.hi, failed: p.failed });
-    for (const c of s.changes) {
+    for (const p of s.points.filter((p) => p.run >= first)) dots.push({ kernel: s.kernel, run: p.run, runId: view.runs[p.run]?.runId ?? '', median: p.median, lo: p.lo, hi: p.hi, failed: p.failed });
+    for (const c of s.changes.filter((c) => c.at >= first)) {
       const at = s.points.find((p) => p.run === c.at);
-      if (at) rings.push({ kernel: s.kernel, run: c.at, median: at.median, label: `${s.kernel}: ${((c.ratio - 1) * 100).toFixed(1)}% [${((c.lo - 1) * 100).toFixed(1)}%, ${((c.hi - 1) * 100).toFixed(1)}%] from ${view.runs[c.at]?.runId ?? '?'}${c.environment.length > 0 ? `; ${envLabel(c.environment)} changed there` : ''}` });
+      if (at) rings.push({ kernel: s.kernel, run: c.at, median: at.median, label: `${s.kernel}: ${((c.ratio - 1) * 100).toFixed(1)}% [${((c.lo - 1) * 100).toFixed(1)}%, ${((c.hi - 1) * 100).toFixed(1)}%] from ${view.runs[c.at]?.runId ?? '?'}${c.environment.length > 0 ? `; ${envLabel(c.environment)} changed there` : ''}; ${c.status}` });
     }
-    for (const b of trailingBand(s.points, s.changes, view.settings.window, view.settings.minWindow)) bands.push({ kernel: s.kernel, ...b });
+    for (const b of trailingBand(s.points, s.changes, view.settings.window, view.settings.minWindow)) if (b.run >= first) bands.push({ kernel: s.kernel, ...b });
   }
   const rules: EnvRule[] = [];
   (view.environmentChanges[machine] ?? []).forEach((changes, run) => {
-    if (changes.length > 0) rules.push({ run, label: envLabel(changes) });
+    if (changes.length > 0 && run >= first) rules.push({ run, label: envLabel(changes) });
   });
   view.runs.forEach((r, run) => {
-    if (r.planChanged && !rules.some((x) => x.run === run)) rules.push({ run, label: 'plan' });
+    if (r.planChanged && run >= first && !rules.some((x) => x.run === run)) rules.push({ run, label: 'plan' });
   });
   const kernels = [...new Set(view.series.map((s) => s.kernel))];
   const last = Math.max(0, view.runs.length - 1);
   // Run numbers (1 for the oldest shown), as many as fit: dates repeat when runs share a day.
-  const ticks = Math.max(2, Math.min(view.runs.length, Math.floor((width - 170) / 45)));
+  const ticks = Math.max(2, Math.min(view.runs.length - first, Math.floor((width - 170) / 45)));
   const panels = h('div', { class: 'history-panels' });
   kernels.forEach((kernel, k) => {
     const mine = dots.filter((d) => d.kernel === kernel);
@@ -73,24 +75,24 @@ export function historyChart(view: HistoryView, machine: string, width: number):
     const lo = values.length > 0 ? Math.min(...values) : 1;
     const hi = values.length > 0 ? Math.max(...values) : 1;
     const pad = (hi - lo) * 0.08 || hi * 0.02 || 0.01;
-    const first = k === 0;
+    const top = k === 0;
     const lastPanel = k === kernels.length - 1;
     const digits = hi - lo < 0.05 ? 3 : 2;
     const figure = cspSafe(
       Plot.plot({
         width,
-        height: 96 + (first ? 16 : 0) + (lastPanel ? 36 : 0),
-        marginTop: first ? 24 : 8,
+        height: 96 + (top ? 16 : 0) + (lastPanel ? 36 : 0),
+        marginTop: top ? 24 : 8,
         marginBottom: lastPanel ? 40 : 8,
         marginLeft: 60,
         marginRight: 110,
         ariaLabel: `history of ${kernel}`,
-        x: { domain: [-0.5, last + 0.5], label: lastPanel ? 'run (1: the oldest shown)' : null, axis: lastPanel ? 'bottom' : null, ticks, tickFormat: (i: number) => (Number.isInteger(i) ? String(i + 1) : '') },
+        x: { domain: [first - 0.5, Math.max(first, last) + 0.5], label: lastPanel ? 'run (1: the oldest shown)' : null, axis: lastPanel ? 'bottom' : null, ticks, tickFormat: (i: number) => (Number.isInteger(i) ? String(i - first + 1) : '') },
         y: { domain: [Math.max(lo - pad, lo / 2), hi + pad], label: null, grid: true, ticks: 3, tickFormat: (x: number) => x.toFixed(digits) },
         marks: [
           Plot.areaY(bands.filter((b) => b.kernel === kernel), { x: 'run', y1: 'lo', y2: 'hi', fill: '#c9d7ea', curve: 'step', className: 'trailing-band' }),
           Plot.ruleX(rules, { x: 'run', stroke: '#b5651d', strokeDasharray: '3,3', className: 'env-change' }),
-          first ? Plot.text(rules, { x: 'run', text: 'label', frameAnchor: 'top', dy: -14, dx: 3, textAnchor: 'start', fill: '#b5651d', fontSize: 10, className: 'env-change-label' }) : null,
+          top ? Plot.text(rules, { x: 'run', text: 'label', frameAnchor: 'top', dy: -14, dx: 3, textAnchor: 'start', fill: '#b5651d', fontSize: 10, className: 'env-change-label' }) : null,
           Plot.line(runMarks(mine.filter((d) => d.failed === 0)), { x: 'x', y: 'y', stroke: '#4269d0', strokeWidth: 1.5, className: 'run-marks' }),
           Plot.line(runMarks(mine.filter((d) => d.failed > 0)), { x: 'x', y: 'y', stroke: '#d62728', strokeWidth: 1.5, className: 'failed-run-marks' }),
           Plot.dot(rings.filter((r) => r.kernel === kernel), { x: 'run', y: 'median', r: 6, stroke: '#d62728', strokeWidth: 2, fill: 'none', title: 'label', className: 'flagged-change' }),

@@ -13,6 +13,13 @@
 // later window, so one wild run cannot blind the cell. A single run far out in the better
 // direction (the same family test, at lag 1) is held out the same way, so one lucky run
 // cannot widen the window's spread. docs/statistics.md has the rule and its measured rates.
+//
+// The rule runs forward in time and looks back only a window, so it can be kept going:
+// FamilyDetection holds the family's state after some runs, takes the next run's figures, and
+// its snapshot (the few runs any later window can still reach, plus the changes found) resumes
+// exactly where it stopped. The run index keeps one per plan and machine, advanced as each run
+// is indexed, so a history view reads the flags instead of running the rule over every cell of
+// every run (store/run-index/family-detections.ts).
 import { benjaminiHochberg } from '../statistics/benjamini-hochberg.ts';
 import { normalQuantile, standardErrorsPerHalfWidth } from '../statistics/bootstrap-interval-coverage.ts';
 import { studentTCdf, studentTQuantile } from '../statistics/distributions.ts';
@@ -43,36 +50,38 @@ interface Suspect {
   sign: number;
   /** CONFIRMING_SHARE of the way from the old level to the new one, on ln(figure), as measured when the move was found. */
   threshold: number;
-  /** The reported change, for a move in the worse direction. */
-  change: CellChange | null;
+  /** The reported change, for a move in the worse direction (one of its track's `found`). */
+  change: DetectedChange | null;
 }
 
-/** One cell's observed runs. */
+/** One cell's observed runs (from its first, or from the oldest a later window can reach in a resumed snapshot). */
 interface Track {
   runs: number[];
   /** ln(figure) and the within-run variance of ln(figure), per position. */
-  y: Float64Array;
-  within: Float64Array;
+  y: number[];
+  within: number[];
   /** 1 at the positions of one-run excursions, which no window holds. */
-  excluded: Uint8Array;
+  excluded: number[];
   /** Position where windows may start: the start of the last lasting change. */
   segment: number;
   /** Position of the next run to consider. */
   cursor: number;
   suspect: Suspect | null;
+  /** The changes flagged in this cell, oldest first. */
+  found: DetectedChange[];
 }
 
-function track(points: readonly HistoryPoint[]): Track {
-  const usable = points.filter((p) => p.median > 0);
-  const y = new Float64Array(usable.length);
-  const within = new Float64Array(usable.length);
-  usable.forEach((p, i) => {
-    y[i] = Math.log(p.median);
-    const z = standardErrorsPerHalfWidth(p.rounds);
-    const se = z !== null && p.lo > 0 && p.hi > p.lo ? (Math.log(p.hi) - Math.log(p.lo)) / (2 * z) : 0;
-    within[i] = se * se;
-  });
-  return { runs: usable.map((p) => p.run), y, within, excluded: new Uint8Array(usable.length), segment: 0, cursor: 0, suspect: null };
+const emptyTrack = (): Track => ({ runs: [], y: [], within: [], excluded: [], segment: 0, cursor: 0, suspect: null, found: [] });
+
+/** Adds a run's figure to the end of a cell's track (a figure of 0 or less has no logarithm and is left out). */
+function appendPoint(t: Track, p: HistoryPoint): void {
+  if (!(p.median > 0)) return;
+  const z = standardErrorsPerHalfWidth(p.rounds);
+  const se = z !== null && p.lo > 0 && p.hi > p.lo ? (Math.log(p.hi) - Math.log(p.lo)) / (2 * z) : 0;
+  t.runs.push(p.run);
+  t.y.push(Math.log(p.median));
+  t.within.push(se * se);
+  t.excluded.push(0);
 }
 
 /** The kept positions of a cell from `end` back to its segment's start, newest first, at most `count`. */
@@ -196,21 +205,124 @@ function settle(t: Track, end: number): boolean {
   return true;
 }
 
+/** A suspect as a snapshot holds it: its change as an index into the track's `found`. */
+export interface SuspectSnapshot {
+  start: number;
+  sign: number;
+  threshold: number;
+  change: number | null;
+}
+
+/** One cell's state in a snapshot: plain numbers and arrays, so JSON keeps it exactly. */
+export interface TrackSnapshot {
+  runs: number[];
+  y: number[];
+  within: number[];
+  excluded: number[];
+  segment: number;
+  cursor: number;
+  suspect: SuspectSnapshot | null;
+  found: DetectedChange[];
+}
+
+/** A family's detection state after some runs: its cells in family order. */
+export interface DetectionSnapshot {
+  tracks: TrackSnapshot[];
+}
+
 /**
- * Flags changes in the worse direction in every cell of the family, over runs 0 .. runCount-1.
- * `cells[i]` are cell i's points in run order (a cell may miss runs). Returns, per cell, the
- * changes flagged, oldest first, each once, at the run where its new level starts.
+ * The rule over one family, run by run. `process(run)` looks at run `run` for every cell whose
+ * next figure is at that run; figures are given up front (`of`) or added before their run is
+ * processed (`append`), and runs must be processed in increasing order.
  */
-export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCount: number, settings: DetectionSettings): CellChange[][] {
-  const tracks = cells.map(track);
-  const found: CellChange[][] = cells.map(() => []);
-  const worse = settings.direction === 'lower-is-worse' ? -1 : 1;
-  // Quantiles are asked for flagged cells only: the moderated df are not whole numbers, so no cache helps.
-  const tq = (df: number): number => studentTQuantile(1 - (1 - settings.confidence) / 2, Math.min(df, 1e4));
-  const longest = settings.window + settings.maxLag;
-  // bounds[L]: below this z no p of a cell with L lags can be flagged (pValue).
-  const bounds = Array.from({ length: settings.maxLag + 1 }, (_, lags) => (lags === 0 ? Infinity : normalQuantile(1 - settings.alpha / lags)));
-  for (let run = 0; run < runCount; run++) {
+export class FamilyDetection {
+  private readonly tracks: Track[];
+  private readonly settings: DetectionSettings;
+  private readonly worse: number;
+  private readonly longest: number;
+  /** bounds[L]: below this z no p of a cell with L lags can be flagged (pValue). */
+  private readonly bounds: number[];
+
+  private constructor(tracks: Track[], settings: DetectionSettings) {
+    this.tracks = tracks;
+    this.settings = settings;
+    this.worse = settings.direction === 'lower-is-worse' ? -1 : 1;
+    this.longest = settings.window + settings.maxLag;
+    this.bounds = Array.from({ length: settings.maxLag + 1 }, (_, lags) => (lags === 0 ? Infinity : normalQuantile(1 - settings.alpha / lags)));
+  }
+
+  /** A family whose cells' figures are all known (`cells[i]`: cell i's points in run order). */
+  static of(cells: readonly (readonly HistoryPoint[])[], settings: DetectionSettings): FamilyDetection {
+    return new FamilyDetection(
+      cells.map((points) => {
+        const t = emptyTrack();
+        for (const p of points) appendPoint(t, p);
+        return t;
+      }),
+      settings,
+    );
+  }
+
+  /** A family resumed from `snapshot()` (taken with the same settings). */
+  static resume(snapshot: DetectionSnapshot, settings: DetectionSettings): FamilyDetection {
+    return new FamilyDetection(
+      snapshot.tracks.map((t) => {
+        const found = t.found.map((c) => ({ ...c }));
+        const suspect = t.suspect === null ? null : { ...t.suspect, change: t.suspect.change === null ? null : (found[t.suspect.change] as DetectedChange) };
+        return { runs: [...t.runs], y: [...t.y], within: [...t.within], excluded: [...t.excluded], segment: t.segment, cursor: t.cursor, suspect, found };
+      }),
+      settings,
+    );
+  }
+
+  /** Cells in the family. */
+  get size(): number {
+    return this.tracks.length;
+  }
+
+  /** Puts a cell with no figures yet at family position `at` (the cells after it move up one). */
+  insertCell(at: number): void {
+    this.tracks.splice(at, 0, emptyTrack());
+  }
+
+  /** Adds cell `cell`'s figure at a run not processed yet, after its earlier figures. */
+  append(cell: number, point: HistoryPoint): void {
+    appendPoint(this.tracks[cell] as Track, point);
+  }
+
+  /** Per cell, the changes flagged so far, oldest first, each once, at the run where its new level starts. */
+  changes(): CellChange[][] {
+    return this.tracks.map((t, cell) => t.found.map((c) => ({ ...c, cell })));
+  }
+
+  /**
+   * The state after the runs processed so far, for `resume`: each cell keeps only the runs a
+   * later window or confirmation can still reach (the newest window + maxLag + 1 runs it keeps,
+   * from its segment's start on: the one more is for its suspect, which may yet be left out).
+   */
+  snapshot(): DetectionSnapshot {
+    return {
+      tracks: this.tracks.map((t) => {
+        let cut = t.segment;
+        for (let i = t.cursor - 1, kept = 0; i >= t.segment; i--) {
+          if (t.excluded[i] === 0 && ++kept === this.longest + 1) {
+            cut = i;
+            break;
+          }
+        }
+        if (t.suspect !== null) cut = Math.min(cut, t.suspect.start);
+        const suspect = t.suspect === null ? null : { start: t.suspect.start - cut, sign: t.suspect.sign, threshold: t.suspect.threshold, change: t.suspect.change === null ? null : t.found.indexOf(t.suspect.change) };
+        return {
+          runs: t.runs.slice(cut), y: t.y.slice(cut), within: t.within.slice(cut), excluded: t.excluded.slice(cut),
+          segment: t.segment - cut, cursor: t.cursor - cut, suspect, found: t.found.map((c) => ({ ...c })),
+        };
+      }),
+    };
+  }
+
+  /** Runs the rule at run `run` over every cell whose next figure is at that run. */
+  process(run: number): void {
+    const { settings, worse, longest, bounds, tracks } = this;
     // Cells with a figure at this run, no change waiting for its confirming runs, and their
     // kept runs; the lag-1 windows feed the variance prior.
     const active: { cell: number; end: number; windows: Window[] }[] = [];
@@ -228,7 +340,7 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
         priorDf.push(w.k - 1);
       }
     });
-    if (priorS2.length === 0) continue;
+    if (priorS2.length === 0) return;
     const prior = fitVariancePrior(priorS2, priorDf);
     const tested: { cell: number; p: number; end: number }[] = [];
     const better: { cell: number; p: number; end: number; window: Window }[] = [];
@@ -258,13 +370,14 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
       const w = windowAt(t, kept, after, settings) as Window;
       const m = moderate(w.variance, w.k - 1, prior);
       const diff = w.recent - w.mean;
-      const half = tq(m.df) * Math.sqrt(m.variance * (1 / after + 1 / w.k));
+      // Quantiles are asked for flagged cells only: the moderated df are not whole numbers, so no cache helps.
+      const half = studentTQuantile(1 - (1 - settings.confidence) / 2, Math.min(m.df, 1e4)) * Math.sqrt(m.variance * (1 / after + 1 / w.k));
       const start = kept[after - 1] as number;
-      const change: CellChange = {
-        cell: c.cell, at: t.runs[start] as number, detectedAt: run, ratio: Math.exp(diff), lo: Math.exp(diff - half), hi: Math.exp(diff + half),
+      const change: DetectedChange = {
+        at: t.runs[start] as number, detectedAt: run, ratio: Math.exp(diff), lo: Math.exp(diff - half), hi: Math.exp(diff + half),
         p: c.p, q: qi, before: w.k, after, outcome: 'open',
       };
-      found[c.cell]?.push(change);
+      t.found.push(change);
       t.suspect = { start, sign: worse, threshold: w.mean + CONFIRMING_SHARE * diff, change };
       settle(t, c.end);
     });
@@ -278,5 +391,15 @@ export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCo
       t.suspect = { start: c.end, sign: -worse, threshold: w.mean + CONFIRMING_SHARE * (w.recent - w.mean), change: null };
     });
   }
-  return found;
+}
+
+/**
+ * Flags changes in the worse direction in every cell of the family, over runs 0 .. runCount-1.
+ * `cells[i]` are cell i's points in run order (a cell may miss runs). Returns, per cell, the
+ * changes flagged, oldest first, each once, at the run where its new level starts.
+ */
+export function detectChanges(cells: readonly (readonly HistoryPoint[])[], runCount: number, settings: DetectionSettings): CellChange[][] {
+  const family = FamilyDetection.of(cells, settings);
+  for (let run = 0; run < runCount; run++) family.process(run);
+  return family.changes();
 }

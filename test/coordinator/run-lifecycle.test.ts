@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import { RunLifecycle } from '../../coordinator/runs/run-lifecycle.ts';
 import { RunStore } from '../../store/run-store.ts';
-import { MACHINE_STATES, type MachineState } from '../../store/run-schema.ts';
+import { MACHINE_STATES, type MachineState, type StoredRun } from '../../store/run-schema.ts';
+import { moveMachine, moveRun } from '../../coordinator/runs/run-transitions.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 let ids = 0;
@@ -34,7 +35,7 @@ const readFileSyncText = (path: string): string => readFileSync(path, 'utf8');
 async function running(life: RunLifecycle, machines = ['a', 'b']): Promise<string> {
   const [run] = await life.createSeries('{}', 'f'.repeat(64), machines, 1, newId);
   const runId = (run as RunSummary).runId;
-  await life.startAssigning(runId);
+  for (const m of machines) await life.machineAssigned(runId, m);
   for (const m of machines) await life.machineStarted(runId, m);
   await life.assignmentsAnswered(runId);
   return runId;
@@ -54,7 +55,7 @@ test('a run goes queued, assigned, running, delivering, completed, saving each s
   assert.equal(final.state, 'completed');
   assert.deepEqual(final.machines['a'], { state: 'completed', done: 12, total: 12, lines: { whole: 13 }, message: null });
   // Progress without a transition (3 of 12) is not a saved change: the transition that follows it announces it.
-  assert.deepEqual(announced.map((r) => r.state), ['queued', 'assigned', 'assigned', 'assigned', 'running', 'running', 'running', 'delivering', 'completed']);
+  assert.deepEqual(announced.map((r) => r.state), ['queued', 'assigned', 'assigned', 'assigned', 'assigned', 'running', 'running', 'running', 'delivering', 'completed']);
   assert.deepEqual(onDisk, announced.map((r) => r.state), 'every announced state was on disk first');
 });
 
@@ -75,7 +76,7 @@ test('a machine that has not taken its plan is listed as awaiting it, from when 
   const runId = (run as RunSummary).runId;
   assert.deepEqual(life.awaitingPlan('a'), [], 'a queued machine awaits its turn, not a plan');
   clock += 60_000;
-  await life.startAssigning(runId);
+  for (const m of ['a', 'b']) await life.machineAssigned(runId, m);
   clock += 60_000;
   await life.machineStarted(runId, 'b');
   assert.deepEqual(life.awaitingPlan('a'), [runId]);
@@ -119,12 +120,11 @@ test('the transition tables of machines and runs allow exactly the documented mo
     cancelled: [],
   };
   const { life } = await fresh();
-  const mover = life as unknown as { moveMachine(run: unknown, machine: string, to: MachineState): void };
   for (const from of MACHINE_STATES) {
     for (const to of MACHINE_STATES) {
       if (from === to) continue;
       const run = { runId: 'r', machines: { a: { state: from, done: 0, total: 0, lines: {}, message: null, since: '' } } };
-      const attempt = (): void => mover.moveMachine.call(life, run, 'a', to);
+      const attempt = (): void => moveMachine(run as unknown as StoredRun, 'a', to, '');
       if (legal[from].includes(to)) {
         attempt();
         assert.equal(run.machines.a.state, to);
@@ -140,12 +140,11 @@ test('the transition tables of machines and runs allow exactly the documented mo
     failed: [],
     cancelled: [],
   };
-  const runMover = life as unknown as { moveRun(run: unknown, to: MachineState): void };
   for (const from of MACHINE_STATES) {
     for (const to of MACHINE_STATES) {
       if (from === to) continue;
       const run = { runId: 'r', state: from };
-      const attempt = (): void => runMover.moveRun.call(life, run, to);
+      const attempt = (): void => moveRun(run as unknown as StoredRun, to);
       if (runLegal[from].includes(to)) {
         attempt();
         assert.equal(run.state, to);
@@ -165,7 +164,7 @@ test('a cancel is recorded as cancelled, also when the agent then reports a harn
   const { life } = await fresh();
   const series = await life.createSeries('{}', 'f'.repeat(64), ['a'], 2, newId);
   const [first, second] = series.map((r) => r.runId) as [string, string];
-  await life.startAssigning(first);
+  await life.machineAssigned(first, 'a');
   await life.machineStarted(first, 'a');
   const changed = await life.cancel(first, 'cancelled by a control client');
   assert.deepEqual(changed.map((r) => [r.runId, r.machines['a']?.state]), [[first, 'cancelled'], [second, 'cancelled']]);

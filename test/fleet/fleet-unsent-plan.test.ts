@@ -34,7 +34,7 @@ async function leaveAssigned(dataDir: string, runId: string, machine: string): P
   const life = new RunLifecycle(new RunStore(dataDir), () => undefined);
   await life.load();
   await life.createSeries(PLAN_TEXT, sha256(PLAN_TEXT), [machine], 1, () => runId);
-  const run = await life.startAssigning(runId);
+  const run = await life.machineAssigned(runId, machine);
   assert.equal(run.state, 'assigned');
   assert.equal(run.machines[machine]?.state, 'assigned');
 }

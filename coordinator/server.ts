@@ -34,6 +34,7 @@ import { createHttpRoutes } from './network/http-routes.ts';
 import { respond, respondWith } from './network/reply.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 import { Campaigns } from './campaigns/campaigns.ts';
+import { AnalysisAnswers } from './analyses/analysis-answers.ts';
 import { RunDispatch } from './runs/run-dispatch.ts';
 import { RunLifecycle } from './runs/run-lifecycle.ts';
 import type { RunIndex } from '../store/run-index/run-index.ts';
@@ -104,6 +105,7 @@ export class Coordinator {
   private readonly lifecycle: RunLifecycle;
   private readonly dispatch: RunDispatch;
   private readonly campaigns: Campaigns;
+  private readonly analyses: AnalysisAnswers;
   private readonly agentSockets = new Map<string, AgentSocket>();
   private readonly gate: Gatekeeper;
   /**
@@ -172,6 +174,7 @@ export class Coordinator {
         this.events.emit('campaign', campaign.campaignId);
       },
     });
+    this.analyses = new AnalysisAnswers({ dataDir: options.dataDir, runIndex: () => this.dispatch.runIndex.index(), campaignReport: (rawId) => this.campaigns.report(rawId) });
   }
 
   /** Copies of every campaign as it stands. */
@@ -410,6 +413,9 @@ export class Coordinator {
           return this.agentList();
         }),
       );
+      socket.on('history', (request, ack) => answer(ack, 'history', () => this.analyses.history(request)));
+      socket.on('compare', (request, ack) => answer(ack, 'compare', () => this.analyses.compare(request)));
+      socket.on('campaign:report', (rawId, ack) => answer(ack, 'campaign:report', () => this.analyses.campaign(rawId)));
     });
   }
 }

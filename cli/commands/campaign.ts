@@ -2,8 +2,6 @@
 // plan on a set of machines, one after the other, until the run-to-run range of every cell is
 // known (--until) or a limit is reached. docs/plan.md ("Campaigns") explains the options,
 // docs/statistics.md ("The stop rule") the rule.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { CampaignReportFormat } from '../../analysis/campaign/campaign-report.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
@@ -16,6 +14,7 @@ import type { ControlSocket } from '../control-client.ts';
 import { formatTable, printJson, printLine } from '../output.ts';
 import { reconnectMs, reconnectOption, type ReconnectArgs } from '../follow-options.ts';
 import { EXIT_GATE } from '../exit-codes.ts';
+import { SOURCE_HELP } from '../analysis-source.ts';
 
 /** "5%", "5" (percent) -> 0.05. */
 export function parsePercent(text: string, option: string): number {
@@ -49,7 +48,7 @@ interface StartArgs extends ConnectionArgs, ReconnectArgs {
 }
 
 interface IdArgs extends ConnectionArgs, ReconnectArgs { id: string; json: boolean }
-interface ReportArgs { id: string; data: string; json: boolean; html: boolean; markdown: boolean; text: boolean }
+interface ReportArgs extends ConnectionArgs { id: string; data: string | undefined; json: boolean; html: boolean; markdown: boolean; text: boolean }
 
 // What each subcommand runs is loaded when it runs (`await import`), not with the definitions,
 // which every command's --help reads: the connection alone loads socket.io.
@@ -173,52 +172,31 @@ const listCommand: CommandModule<object, ConnectionArgs & { json: boolean }> = {
   },
 };
 
-/** The campaign as saved in the data folder, its cells computed anew from its runs' files (what the coordinator computed after its last run). */
-export async function readCampaign(dataDir: string, id: string): Promise<CampaignSummary> {
-  const [{ CampaignStore, parseStoredCampaign }, { parseStoredRun }, { compareCampaignRuns }, { cellProgress }] = await Promise.all([
-    import('../../store/campaign-store.ts'),
-    import('../../store/run-schema.ts'),
-    import('../../analysis/campaign/campaign-compare.ts'),
-    import('../../analysis/campaign/stop-rule.ts'),
-  ]);
-  const store = new CampaignStore(dataDir);
-  const file = join(store.campaignDir(id), 'campaign.json');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    throw new BenchfleetError('UNKNOWN_CAMPAIGN', `no campaign ${id} in ${store.dir}; \`benchfleet campaign list\` lists them`);
-  }
-  const { schema: _schema, pendingRunId: _pending, evaluatedRuns: _evaluated, ...campaign } = parseStoredCampaign(JSON.parse(text), file);
-  const folders = [];
-  for (const r of campaign.runs) {
-    const dir = join(dataDir, 'runs', r.runId);
-    const run = parseStoredRun(JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')), join(dir, 'run.json'));
-    if (run.state === 'completed' || run.state === 'failed' || run.state === 'cancelled') folders.push({ dir, completed: Object.entries(run.machines).filter(([, m]) => m.state === 'completed').map(([m]) => m) });
-  }
-  if (folders.some((f) => f.completed.length > 0)) campaign.cells = cellProgress(await compareCampaignRuns(folders, { arm: campaign.rule.arm, target: campaign.rule.until }), campaign.rule.until, campaign.rule.kernels);
-  return campaign;
-}
-
 const reportCommand: CommandModule<object, ReportArgs> = {
   command: 'report <id>',
   describe: 'A campaign\'s report: per cell the across-run figure and interval, run sd, each run\'s within-run interval, the verdict',
   builder: (y) =>
-    y
+    connectionOptions(y)
       .positional('id', { type: 'string', demandOption: true, describe: 'Campaign id' })
-      .option('data', { type: 'string', demandOption: true, describe: "The coordinator's data folder (DATA/campaigns/<id>/, DATA/runs/<id>/)" })
+      .option('data', { type: 'string', describe: "The coordinator's data folder (DATA/campaigns/<id>/, DATA/runs/<id>/); or --coordinator" })
       .option('json', { type: 'boolean', default: false, describe: 'JSON' })
       .option('html', { type: 'boolean', default: false, describe: 'A standalone HTML page' })
       .option('markdown', { type: 'boolean', default: false, describe: 'Markdown (the default when stdout is not a terminal)' })
       .option('text', { type: 'boolean', default: false, describe: 'Text in the terminal\'s width (the default on a terminal)' })
-      .example('$0 campaign report 20261201-101500-ab12cd --data /var/lib/benchfleet', 'the report of a campaign'),
+      .example('$0 campaign report 20261201-101500-ab12cd --data /var/lib/benchfleet', 'the report of a campaign, on the coordinator\'s machine')
+      .example('$0 campaign report 20261201-101500-ab12cd --coordinator http://10.0.0.5:7420 --token-file ~/.benchfleet-token', 'the same report from anywhere the coordinator is reachable')
+      .epilogue(SOURCE_HELP),
   handler: async (args) => {
     const chosen = (['json', 'html', 'markdown', 'text'] as const).filter((f) => args[f]);
     if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
     const tty = process.stdout.isTTY === true;
     const format: CampaignReportFormat = chosen[0] ?? (tty ? 'text' : 'markdown');
     const { renderCampaignReport } = await import('../../analysis/campaign/campaign-report.ts');
-    process.stdout.write(renderCampaignReport(await readCampaign(args.data, args.id), format, tty ? process.stdout.columns || 80 : undefined));
+    const { analysisSource, remoteCampaign } = await import('../analysis-source.ts');
+    const { readCampaign } = await import('../../store/campaign-read.ts');
+    const source = analysisSource(args);
+    const campaign = source.from === 'coordinator' ? await remoteCampaign(args, args.id) : await readCampaign(source.dir, args.id);
+    process.stdout.write(renderCampaignReport(campaign, format, tty ? process.stdout.columns || 80 : undefined));
   },
 };
 

@@ -9,11 +9,14 @@ import { RUN_EFFECT_VERDICTS } from '../../analysis/statistics/run-effect.ts';
 import type { CompareFormat } from '../../analysis/compare/compare-render.ts';
 import { DEFAULT_BOOTSTRAP_SEED } from '../../analysis/summary/summary-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
+import type { CompareRequestOptions } from '../../shared/protocol/analysis-requests.ts';
 import { DEFAULT_RESAMPLES } from '../../analysis/statistics/interval.ts';
 import { EXIT_GATE } from '../exit-codes.ts';
 import { checkResamples, checkSeed } from '../analysis-options.ts';
+import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
+import { SOURCE_HELP } from '../analysis-source.ts';
 
-interface Args {
+interface Args extends ConnectionArgs {
   runs: string[];
   data: string | undefined;
   machine: string | undefined;
@@ -65,9 +68,9 @@ export const compareCommand: CommandModule<object, Args> = {
   command: 'compare <runs..>',
   describe: 'Compare runs: each run\'s speedup and interval, the spread between runs, variance components, an interval that covers run-to-run variation',
   builder: (y) =>
-    y
-      .positional('runs', { type: 'string', array: true, demandOption: true, describe: 'Run ids (with --data) or result folders' })
-      .option('data', { type: 'string', describe: "The coordinator's data folder: run ids are DATA/runs/<id>/" })
+    connectionOptions(y)
+      .positional('runs', { type: 'string', array: true, demandOption: true, describe: 'Run ids (with --data or --coordinator) or result folders' })
+      .option('data', { type: 'string', describe: "The coordinator's data folder: run ids are DATA/runs/<id>/; or --coordinator" })
       .option('machine', { type: 'string', describe: 'Only this machine' })
       .option('policy', { type: 'string', describe: 'Only this policy' })
       .option('kernel', { type: 'string', describe: 'Only this kernel' })
@@ -94,7 +97,8 @@ export const compareCommand: CommandModule<object, Args> = {
       .example('$0 compare 20261130-031502-k3v9x2 20261201-091210-p0c4md --data /srv/benchfleet --machine ryzen', 'two runs of one machine')
       .example('$0 compare results/monday results/friday --kernel aes-cbc-decrypt --json', 'two result folders, as JSON')
       .example('$0 compare 20261130-031502-k3v9x2 20261130-043318-7qz1ha 20261130-055140-m2d8xe --data /srv/benchfleet --fail-on beyond-margin inconclusive failures', `a CI gate: exit ${GATE_EXIT_CODE} when two runs differ by more than the margin, a group could not be judged, or a check failed`)
-      .epilogue(`Exit codes: 0 done, 1 error, 2 bad usage, ${GATE_EXIT_CODE} a --fail-on gate tripped. docs/statistics.md defines every figure.`),
+      .example('$0 compare 20261130-031502-k3v9x2 20261201-091210-p0c4md --coordinator http://10.0.0.5:7420 --token-file ~/.benchfleet-token --fail-on beyond-margin', 'two runs compared by the coordinator, from a CI runner that has no copy of them')
+      .epilogue(`Result folders are read here. Run ids: ${SOURCE_HELP} With $BENCHFLEET_COORDINATOR set and no --data, the coordinator is asked unless every argument is a folder here. Exit codes: 0 done, 1 error, 2 bad usage, ${GATE_EXIT_CODE} a --fail-on gate tripped. docs/statistics.md defines every figure.`),
   handler: async (args) => {
     checkSeed(args.seed);
     checkResamples(args.resamples);
@@ -107,11 +111,8 @@ export const compareCommand: CommandModule<object, Args> = {
     const format: CompareFormat = chosen[0] ?? (process.stdout.isTTY === true ? 'text' : 'markdown');
     // The comparison is loaded here, not at the top: every command's definition is read for any
     // command's --help, and a command should load only what it runs.
-    const [{ ComparePool, loadRunsOnThreads, buildComparisonOnThreads }, { renderComparison }] = await Promise.all([
-      import('../../analysis/compare/compare-threads.ts'),
-      import('../../analysis/compare/compare-render.ts'),
-    ]);
-    const options = {
+    const [{ renderComparison }, { runsSource, remoteComparison }] = await Promise.all([import('../../analysis/compare/compare-render.ts'), import('../analysis-source.ts')]);
+    const options: CompareRequestOptions = {
       seed: args.seed,
       resamples: args.resamples,
       target: args.target / 100,
@@ -124,17 +125,8 @@ export const compareCommand: CommandModule<object, Args> = {
       ...(args.kernel === undefined ? {} : { kernel: args.kernel }),
       ...(args.arm === undefined ? {} : { arm: args.arm }),
     };
-    const skipped: string[] = [];
-    // One pool of worker threads reads the raw files and then computes the bootstraps.
-    const pool = new ComparePool();
-    let comparison;
-    try {
-      const runs = await loadRunsOnThreads(args.runs, args.data, skipped, options, pool);
-      comparison = await buildComparisonOnThreads(runs, options, undefined, pool);
-    } finally {
-      await pool.close();
-    }
-    comparison.notes.push(...skipped);
+    const source = runsSource(args, args.runs);
+    const comparison = source.from === 'coordinator' ? await remoteComparison(args, { runs: args.runs, options }) : await compareHere(args.runs, args.data, options);
     // On a terminal, text fits its width; in a file or a pipe, lines are as long as they come.
     process.stdout.write(renderComparison(comparison, format, process.stdout.isTTY === true ? process.stdout.columns || 80 : undefined));
     const tripped = trippedGates(comparison, args['fail-on']);
@@ -144,3 +136,19 @@ export const compareCommand: CommandModule<object, Args> = {
     }
   },
 };
+
+/** The comparison of runs on this machine: result folders, or run ids of a data folder. */
+async function compareHere(runs: readonly string[], dataDir: string | undefined, options: CompareRequestOptions): Promise<Comparison> {
+  const { ComparePool, loadRunsOnThreads, buildComparisonOnThreads } = await import('../../analysis/compare/compare-threads.ts');
+  const skipped: string[] = [];
+  // One pool of worker threads reads the raw files and then computes the bootstraps.
+  const pool = new ComparePool();
+  let comparison;
+  try {
+    comparison = await buildComparisonOnThreads(await loadRunsOnThreads(runs, dataDir, skipped, options, pool), options, undefined, pool);
+  } finally {
+    await pool.close();
+  }
+  comparison.notes.push(...skipped);
+  return comparison;
+}

@@ -23,6 +23,7 @@ import type { RunSummary } from '../../shared/protocol/events.ts';
 import { validateRunId } from '../../shared/protocol/validate.ts';
 import type { CampaignCompareRequest, CampaignCompareResponse } from './campaign-worker.ts';
 import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../store/campaign-store.ts';
+import { readCampaign } from '../../store/campaign-read.ts';
 import { newRunId } from '../../store/run-id.ts';
 import type { RunLifecycle } from '../runs/run-lifecycle.ts';
 import { isTerminal } from '../../store/run-schema.ts';
@@ -119,6 +120,11 @@ export class Campaigns {
 
   get(rawId: unknown): CampaignSummary {
     return publicView(this.stored(validateRunId(rawId, 'campaignId')));
+  }
+
+  /** The campaign as `campaign report` shows it: campaign.json with its cells computed anew from its runs' files, compared in a worker thread. */
+  report(rawId: unknown): Promise<CampaignSummary> {
+    return readCampaign(this.options.dataDir, validateRunId(rawId, 'campaignId'), this.compare);
   }
 
   /** The campaign a run belongs to, if any. */

@@ -4,6 +4,7 @@
 // Every payload that arrives passes a validator in validate.ts before anything trusts it.
 import type { MacosFacts } from '../macos-facts.ts';
 import type { Policy } from '../policies.ts';
+import type { AnalysisAnswer, CompareRunsRequest, HistoryRequest } from './analysis-requests.ts';
 import type { CampaignRequest, CampaignSummary } from './campaign.ts';
 import type { LifecycleState } from './lifecycle-state.ts';
 import type { Failure } from './failure.ts';
@@ -211,6 +212,12 @@ export type ControlToCoordinator = {
   'campaign:cancel': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
   /** Forget a retired machine (refused while it is online or a run needs it); answers the agents left. */
   'agents:forget': (name: string, ack: (result: Ack<AgentSummary[]>) => void) => void;
+  /** One plan's history from the coordinator's run index: a HistoryView (analysis/history/history-types.ts). */
+  'history': (request: HistoryRequest, ack: (result: Ack<AnalysisAnswer>) => void) => void;
+  /** Runs of the coordinator's data folder compared: a Comparison (analysis/compare/compare-types.ts). */
+  'compare': (request: CompareRunsRequest, ack: (result: Ack<AnalysisAnswer>) => void) => void;
+  /** A campaign with its cells computed anew from its runs' files: what `campaign report --data` reads. */
+  'campaign:report': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
 };
 
 export type CoordinatorToControl = {

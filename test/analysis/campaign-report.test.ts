@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCampaignReport } from '../../analysis/campaign/campaign-report.ts';
 import { compareCampaignRuns } from '../../analysis/campaign/campaign-compare.ts';
-import { readCampaign } from '../../cli/commands/campaign.ts';
+import { readCampaign } from '../../store/campaign-read.ts';
 import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../store/campaign-store.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderCampaignReport } from '../../analysis/campaign/campaign-report.ts';
 import { campaignEndLines, campaignExitCode, campaignLine } from '../../cli/campaign-follow.ts';
-import { readCampaign } from '../../cli/commands/campaign.ts';
+import { readCampaign } from '../../store/campaign-read.ts';
 import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../store/campaign-store.ts';
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';

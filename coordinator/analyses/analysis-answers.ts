@@ -1,0 +1,105 @@
+// The analyses control clients ask for (`history`, `compare`, `campaign report` with
+// --coordinator): computed from the coordinator's own data folder by the code the offline
+// commands run on a data folder (readHistory on the run index; compare's loadRunsOnThreads and
+// buildComparisonOnThreads; readCampaign), so a client renders the same output from the answer
+// as from the folder. What is heavy stays off the event loop, where agents wait for their acks:
+// a comparison reads its raw files and runs its bootstraps on worker threads, one comparison at
+// a time; a campaign is compared by the campaigns' own worker. Every answer is bounded in size.
+import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { buildComparisonOnThreads, ComparePool, loadRunsOnThreads } from '../../analysis/compare/compare-threads.ts';
+import type { Comparison } from '../../analysis/compare/compare-types.ts';
+import { DEFAULT_DETECTION, type HistoryView } from '../../analysis/history/history-types.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { MAX_ANALYSIS_ANSWER_BYTES } from '../../shared/protocol/analysis-requests.ts';
+import { validateCompareRunsRequest, validateHistoryRequest } from '../../shared/protocol/analysis-validate.ts';
+import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
+import { readHistory } from '../../store/run-index/read-history.ts';
+import type { RunIndex } from '../../store/run-index/run-index.ts';
+
+/** Worker threads of one comparison: the machine's cores, but no more than this, so that a big machine's coordinator keeps cores for its own work. */
+const MAX_COMPARE_THREADS = 4;
+
+export interface AnalysisSources {
+  dataDir: string;
+  /** The coordinator's run index; null when it cannot be opened (logged where it was opened). */
+  runIndex(): Promise<RunIndex | null>;
+  /** A campaign with its cells computed anew from its runs' files, in a worker thread. */
+  campaignReport(rawId: unknown): Promise<CampaignSummary>;
+}
+
+/** `value`, or a USAGE refusal when its JSON is larger than an answer may be; `narrow` says how to ask for less. */
+function bounded<T>(value: T, what: string, narrow?: string): T {
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  if (bytes > MAX_ANALYSIS_ANSWER_BYTES) {
+    throw new BenchfleetError('USAGE', `the ${what} is ${(bytes / 1048576).toFixed(0)} MiB as JSON, more than the ${MAX_ANALYSIS_ANSWER_BYTES / 1048576} MiB an answer of the coordinator may carry; ${narrow === undefined ? '' : `${narrow}, or `}run the command with --data DIR on the coordinator's machine`);
+  }
+  return value;
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export class AnalysisAnswers {
+  readonly #sources: AnalysisSources;
+  /** The comparison under way: the next waits for it, so that comparisons never take more than one pool's threads. */
+  #comparing: Promise<unknown> = Promise.resolve();
+
+  constructor(sources: AnalysisSources) {
+    this.#sources = sources;
+  }
+
+  /**
+   * One plan's history from the run index, as `history --data` reads it. It is computed on the
+   * event loop, as the dashboard's History page computes it: a read of the index and the
+   * detection over the cells it returns (docs/records.md, "Run index").
+   */
+  async history(raw: unknown): Promise<HistoryView> {
+    const { direction, alpha, window, ...filter } = validateHistoryRequest(raw);
+    const index = await this.#sources.runIndex();
+    if (index === null) throw new BenchfleetError('STORAGE_FAILED', "this coordinator has no run index (its log says why); `benchfleet reindex --data DIR` on its machine builds one");
+    const view = readHistory(index, filter, { ...DEFAULT_DETECTION, direction, alpha, window });
+    return bounded(view, 'history', 'narrow it with --last, --since, --machine or --kernel');
+  }
+
+  /** Runs of the data folder compared, as `compare --data` compares them. */
+  compare(raw: unknown): Promise<Comparison> {
+    const request = validateCompareRunsRequest(raw);
+    const turn = this.#comparing.then(() => this.#compare(request.runs, request.options));
+    this.#comparing = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async #compare(runs: readonly string[], options: ReturnType<typeof validateCompareRunsRequest>['options']): Promise<Comparison> {
+    // compare takes a folder by path before a run id; on the coordinator a run id must never
+    // reach a folder of its working directory.
+    for (const id of runs) {
+      if (await isFolder(id)) throw new BenchfleetError('USAGE', `run id "${id}" also names a folder in the coordinator's working directory (${resolve(id)}), which compare would read instead; compare it with --data on the coordinator's machine`);
+    }
+    const skipped: string[] = [];
+    const pool = new ComparePool(Math.min(availableParallelism(), MAX_COMPARE_THREADS));
+    let comparison: Comparison;
+    try {
+      // Started before anything is read, so that the reads (minBytes 0) and every bootstrap go
+      // to the workers, however small: the figures are the same as on one thread.
+      await pool.start();
+      const inputs = await loadRunsOnThreads(runs, this.#sources.dataDir, skipped, options, pool, 0);
+      comparison = await buildComparisonOnThreads(inputs, options, undefined, pool);
+    } finally {
+      await pool.close();
+    }
+    comparison.notes.push(...skipped);
+    return bounded(comparison, 'comparison', 'narrow it with --machine, --policy, --kernel or one --arm');
+  }
+
+  /** A campaign as `campaign report --data` reads it. */
+  async campaign(rawId: unknown): Promise<CampaignSummary> {
+    return bounded(await this.#sources.campaignReport(rawId), 'campaign');
+  }
+}

@@ -46,7 +46,8 @@ export function describeThrown(error: unknown, depth = 0): ThrownError {
 /** Answer every job this worker thread is sent with `work(job)`: its result, or what it threw. */
 export function answerJobs<Job, Result>(work: (job: Job) => Result | Promise<Result>): void {
   const port = parentPort;
-  if (port === null) throw new Error('answerJobs: this module runs in a worker thread of a WorkerPool');
+  // Imported on a main thread (for its types, by a tool that reads every module): nothing to answer.
+  if (port === null) return;
   port.on('message', ({ id, job }: JobMessage<Job>) => {
     void answer(id, job);
   });

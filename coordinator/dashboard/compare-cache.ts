@@ -2,15 +2,13 @@
 // buildComparison (what `benchfleet compare` prints) in a worker thread, and kept: the runs it
 // compares are finalized, so the result cannot change. Compare needs the raw records (rounds
 // and repeats for the variance components), which is why it reads the raw files, once per run set.
-import { Worker } from 'node:worker_threads';
+import type { Comparison } from '../../analysis/compare/compare-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
-import { workerScript } from '../../shared/worker-script.ts';
+import { WorkerPool } from '../../shared/worker-pool.ts';
 import { cachedPromise } from '../../shared/promise-cache.ts';
 import type { CompareView } from './dashboard-views.ts';
-import type { CompareRequest, CompareResponse } from './compare-worker.ts';
+import type { CompareRequest } from './compare-worker.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
-
-const WORKER = new URL('./compare-worker.ts', import.meta.url);
 
 /** Run sets kept; the oldest is dropped past this. */
 const MAX_ENTRIES = 32;
@@ -19,6 +17,18 @@ export const MAX_COMPARED_RUNS = 50;
 export class CompareCache {
   private readonly source: DashboardSource;
   private readonly entries = new Map<string, Promise<CompareView>>();
+  /**
+   * A thread per comparison being computed (the cache asks once per set of runs), ended when
+   * it is done: an idle dashboard holds none. A comparison's error reaches the page with its
+   * code (USAGE, UNKNOWN_RUN...); anything else as INTERNAL.
+   */
+  private readonly workers = new WorkerPool<CompareRequest, Comparison>({
+    entry: new URL('./compare-worker.ts', import.meta.url),
+    threads: Number.POSITIVE_INFINITY,
+    idle: 'end',
+    death: 'its-jobs',
+    stopped: (code) => `the comparison's worker stopped (exit code ${code}) before answering`,
+  });
 
   constructor(source: DashboardSource) {
     this.source = source;
@@ -44,16 +54,7 @@ export class CompareCache {
   }
 
   private async build(runs: readonly string[]): Promise<CompareView> {
-    const request: CompareRequest = { runDirs: runs.map((id) => this.source.runDir(id)) };
-    // The project's way to start a TypeScript worker on any Node (a bundle where Node cannot strip types).
-    const script = await workerScript(WORKER);
-    const response = await new Promise<CompareResponse>((resolve, reject) => {
-      const worker = new Worker(script.filename, { workerData: request, execArgv: script.execArgv });
-      worker.once('message', (message: CompareResponse) => resolve(message));
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new BenchfleetError('INTERNAL', `the comparison's worker stopped (exit code ${code}) before answering`)));
-    });
-    if (!response.ok) throw new BenchfleetError(response.code ?? 'INTERNAL', response.message);
-    return { runs: [...runs], comparison: response.comparison };
+    const comparison = await this.workers.run({ runDirs: runs.map((id) => this.source.runDir(id)) });
+    return { runs: [...runs], comparison };
   }
 }

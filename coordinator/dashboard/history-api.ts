@@ -27,6 +27,49 @@ export type HistoryApiView = HistoryView;
 
 type Reply = { status: number; body: object };
 
+/** The History page's range: the last N runs, and runs made from one day to another (UTC, both included). */
+export interface HistoryRange {
+  last?: number | undefined;
+  /** ISO time: the start of the `from` day. */
+  since?: string | undefined;
+  /** ISO time: the end of the `to` day. */
+  until?: string | undefined;
+}
+
+/** `last`, `from` and `to` (YYYY-MM-DD) of the query, checked; absent or empty: no bound. */
+export function historyRange(params: URLSearchParams): HistoryRange {
+  const day = (name: string, end: boolean): string | undefined => {
+    const value = params.get(name);
+    if (value === null || value === '') return undefined;
+    if (!/^\d{4}-\d\d-\d\d$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new BenchfleetError('USAGE', `${name} is a day as YYYY-MM-DD, got "${value}"`);
+    return `${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z`;
+  };
+  const lastText = params.get('last');
+  const last = lastText === null || lastText === '' ? undefined : Number(lastText);
+  if (last !== undefined && !(Number.isInteger(last) && last >= 1)) throw new BenchfleetError('USAGE', `last is a whole number of runs, at least 1, got "${lastText ?? ''}"`);
+  const range = { last, since: day('from', false), until: day('to', true) };
+  if (range.since !== undefined && range.until !== undefined && range.until < range.since) throw new BenchfleetError('USAGE', `from (${params.get('from') ?? ''}) is after to (${params.get('to') ?? ''})`);
+  return range;
+}
+
+/**
+ * The view without the runs made after `until`. The flags of the runs kept are those of the
+ * whole history (a change's outcome may rest on the runs after it): the range chooses what is
+ * shown, never what is flagged, as the page's other picks do.
+ */
+export function endedBy(view: HistoryView, until: string): HistoryView {
+  const after = view.runs.findIndex((r) => r.createdAt > until);
+  if (after < 0) return view;
+  const kept = Math.max(after, view.firstShown);
+  return {
+    ...view,
+    runs: view.runs.slice(0, kept),
+    environments: Object.fromEntries(Object.entries(view.environments).map(([m, list]) => [m, list.slice(0, kept)])),
+    environmentChanges: Object.fromEntries(Object.entries(view.environmentChanges).map(([m, list]) => [m, list.slice(0, kept)])),
+    series: view.series.map((s) => ({ ...s, points: s.points.filter((p) => p.run < kept), changes: s.changes.filter((c) => c.at < kept && c.detectedAt < kept) })),
+  };
+}
+
 const distinct = (rows: { v: string }[]): string[] => rows.map((r) => r.v);
 
 /** The reply to a History API path, or null when the path is not one of them. */
@@ -50,8 +93,9 @@ export async function historyApi(source: DashboardSource, path: string, url: URL
     return value;
   };
   try {
-    const view = readHistory(index, { plan: param('plan'), machine: param('machine'), policy: param('policy'), arm: param('arm') }, DEFAULT_DETECTION);
-    return { status: 200, body: view satisfies HistoryApiView };
+    const range = historyRange(url.searchParams);
+    const view = readHistory(index, { plan: param('plan'), machine: param('machine'), policy: param('policy'), arm: param('arm'), since: range.since, last: range.last }, DEFAULT_DETECTION);
+    return { status: 200, body: (range.until === undefined ? view : endedBy(view, range.until)) satisfies HistoryApiView };
   } catch (error) {
     if (error instanceof BenchfleetError) return { status: 400, body: { error: errorMessage(error) } };
     throw error;

@@ -38,7 +38,10 @@ export function studyTable(report: Report): HTMLElement {
   return scrollBox(table);
 }
 
-/** The figures of `reports` (one per arm) with a selector, the first shown; two charts side by side fill `pageWidth`. */
+/** The narrowest a chart is drawn beside the other. */
+const SIDE_BY_SIDE = 760;
+
+/** The figures of `reports` (one per arm) with a selector, the first shown; the two charts fill `pageWidth`. */
 export function runFigures(reports: readonly Report[], pageWidth: number): HTMLElement {
   const section = h('section', { class: 'run-figures' });
   if (reports.length === 0) {
@@ -48,9 +51,10 @@ export function runFigures(reports: readonly Report[], pageWidth: number): HTMLE
   const select = h('select', { id: 'arm', 'aria-label': 'arm' }, ...reports.map((r, i) => h('option', { value: String(i) }, r.arm)));
   const body = h('div', { class: 'figures-body' });
   const show = (report: Report): void => {
-    // Two charts side by side when there is room, else one above the other, each within the page.
+    // One above the other, each the page's width; side by side only where each still gets
+    // SIDE_BY_SIDE px: at 1280 px two halves left each kernel's row half the room it could have.
     const room = Math.max(280, pageWidth);
-    const width = room >= 1000 ? Math.floor((room - 16) / 2) : room;
+    const width = room >= 2 * SIDE_BY_SIDE + 16 ? Math.floor((room - 16) / 2) : room;
     replace(
       body,
       ...report.notes.map((n) => h('p', { class: 'note' }, n)),

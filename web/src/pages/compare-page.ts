@@ -82,8 +82,16 @@ function swatch(i: number, count: number): HTMLElement {
   return mark;
 }
 
+/**
+ * A row per cell, one text line high: the verdict and the recommended runs first, each run's
+ * median (its interval in the tooltip: with many runs the intervals made the row a paragraph),
+ * and the verdict's reason and warnings folded into a "why" that opens below.
+ */
 function groupRow(g: CompareGroup): HTMLTableRowElement {
-  const interval = (r: CompareGroup['runs'][number]): string => (r.interval === null ? '' : ` [${fixed2(r.interval.lo)}-${fixed2(r.interval.hi)}]`);
+  const interval = (r: CompareGroup['runs'][number]): string => (r.interval === null ? 'no interval' : `[${fixed2(r.interval.lo)}-${fixed2(r.interval.hi)}]`);
+  const runText = (r: CompareGroup['runs'][number]): string => `${fixed2(r.median)}x${r.flagged ? '*' : ''}${r.failures > 0 ? '!' : ''}`;
+  const runTitle = g.runs.map((r) => `${r.run}: ${fixed2(r.median)}x ${interval(r)}${r.flagged ? ', stands out' : ''}${r.failures > 0 ? `, ${r.failures} failed` : ''}`).join('\n');
+  const why = `why${g.warnings.length === 0 ? '' : `, ${g.warnings.length} warning${g.warnings.length === 1 ? '' : 's'}`}`;
   return h(
     'tr',
     { 'data-verdict': g.verdict },
@@ -91,15 +99,15 @@ function groupRow(g: CompareGroup): HTMLTableRowElement {
     h('td', {}, g.policy),
     h('th', { scope: 'row' }, g.kernel),
     h('td', {}, g.arm),
-    h('td', {}, g.runs.map((r) => `${fixed2(r.median)}x${interval(r)}${r.flagged ? ' (stands out)' : ''}${r.failures > 0 ? ` !${r.failures} failed` : ''}`).join('; ')),
+    h('td', { title: g.reason }, h('span', { class: `badge verdict-${g.verdict}` }, VERDICT_WORDS[g.verdict]), g.test.p === null || g.verdict === 'failed' ? '' : ` p = ${g.test.p.toPrecision(2)}`),
     h('td', {}, g.acrossRuns === null ? '-' : `${fixed2(g.acrossRuns.median)}x [${fixed2(g.acrossRuns.lo)}-${fixed2(g.acrossRuns.hi)}]`),
-    h('td', { title: g.reason }, h('span', { class: `badge verdict-${g.verdict}` }, VERDICT_WORDS[g.verdict]), g.test.p === null || g.verdict === 'failed' ? '' : ` rank test p = ${g.test.p.toPrecision(2)}`),
+    h('td', {}, g.recommendation.runs === null ? '-' : `${g.recommendation.runs} x ${g.recommendation.rounds}`),
+    h('td', { class: 'run-medians', title: runTitle }, g.runs.map(runText).join(' ')),
     h('td', {}, t2(g.components.runs)),
     h('td', {}, t2(g.components.rounds)),
     h('td', {}, t2(g.components.repeats)),
-    h('td', {}, g.recommendation.runs === null ? '-' : `${g.recommendation.runs} x ${g.recommendation.rounds}`),
     h('td', {}, g.load === null ? '-' : `${fixed2(g.load.spearman)} (${g.load.rounds} rounds${g.load.tracks ? ', tracks load' : ''})`),
-    h('td', { class: 'message' }, g.message, g.warnings.length === 0 ? null : h('details', {}, h('summary', {}, `${g.warnings.length} warning${g.warnings.length === 1 ? '' : 's'}`), ...g.warnings.map((w) => h('p', {}, w)))),
+    h('td', { class: 'message' }, h('details', {}, h('summary', {}, why), h('p', {}, g.message), ...g.warnings.map((w) => h('p', { class: 'warning' }, w)))),
   );
 }
 
@@ -140,10 +148,10 @@ export async function comparePage(root: HTMLElement): Promise<void> {
           scrollBox(h(
             'table',
             { class: 'compare' },
-            h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'arm', 'runs: median [interval]', 'across runs (geometric mean)', 'verdict', 'T² runs', 'T² rounds', 'T² repeats', 'recommended runs x rounds', 'load (Spearman)', 'message'].map((t) => h('th', {}, t)))),
+            h('thead', {}, h('tr', {}, ...['machine', 'policy', 'kernel', 'arm', 'verdict (rank test)', 'across runs (geometric mean)', 'recommended runs x rounds', 'each run\'s median', 'T² runs', 'T² rounds', 'T² repeats', 'load (Spearman)', 'message'].map((t) => h('th', {}, t)))),
             h('tbody', {}, ...c.groups.map(groupRow)),
           )),
-          h('p', { class: 'footer' }, `Variance components are Kalibera & Jones' T² of ln(speedup) per level; the recommendation targets a 95% interval within ±${(c.settings.target * 100).toFixed(0)}%, at ${c.settings.runCostSeconds} s per extra run.`),
+          h('p', { class: 'footer' }, `Each run's median in the runs' order (its interval in the tooltip; * stands out from the others, ! had failed samples). Variance components are Kalibera & Jones' T² of ln(speedup) per level; the recommendation targets a 95% interval within ±${(c.settings.target * 100).toFixed(0)}%, at ${c.settings.runCostSeconds} s per extra run.`),
         ),
   );
   showLoad();

@@ -6,11 +6,10 @@
 // the run is created, so a coordinator that stops at any point resumes each campaign exactly
 // (the run adopted if it was created, created if not; none lost, none made twice).
 import { createHash } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import { cellProgress, decideStop, type StopRule } from '../../analysis/campaign/stop-rule.ts';
 import type { CampaignRunFolder, CampaignCompareOptions } from '../../analysis/campaign/campaign-compare.ts';
 import type { Comparison } from '../../analysis/compare/compare-types.ts';
-import { workerScript } from '../../shared/worker-script.ts';
+import { WorkerPool } from '../../shared/worker-pool.ts';
 import { background } from '../../shared/background.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
@@ -21,7 +20,7 @@ import { validateCampaignRequest } from '../../shared/protocol/campaign-validate
 import type { CampaignRule, CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import { validateRunId } from '../../shared/protocol/validate.ts';
-import type { CampaignCompareRequest, CampaignCompareResponse } from './campaign-worker.ts';
+import type { CampaignCompareRequest } from './campaign-worker.ts';
 import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../store/campaign-store.ts';
 import { readCampaign } from '../../store/campaign-read.ts';
 import { newRunId } from '../../store/run-id.ts';
@@ -51,19 +50,20 @@ export interface CampaignsOptions {
   random?: () => number;
 }
 
-const WORKER = new URL('./campaign-worker.ts', import.meta.url);
+/**
+ * A thread per comparison under way, ended when it is done: a coordinator without campaigns to
+ * evaluate holds none. Errors reach the caller with their code; anything else as INTERNAL.
+ */
+const compareThreads = new WorkerPool<CampaignCompareRequest, Comparison>({
+  entry: new URL('./campaign-worker.ts', import.meta.url),
+  threads: Number.POSITIVE_INFINITY,
+  idle: 'end',
+  death: 'its-jobs',
+  stopped: (code) => `the campaign comparison's worker stopped (exit code ${code}) before answering`,
+});
 
-async function compareInWorker(runs: CampaignRunFolder[], options: CampaignCompareOptions): Promise<Comparison> {
-  const script = await workerScript(WORKER);
-  const request: CampaignCompareRequest = { runs, options };
-  const response = await new Promise<CampaignCompareResponse>((resolve, reject) => {
-    const worker = new Worker(script.filename, { workerData: request, execArgv: script.execArgv });
-    worker.once('message', (message: CampaignCompareResponse) => resolve(message));
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new BenchfleetError('INTERNAL', `the campaign comparison's worker stopped (exit code ${code}) before answering`)));
-  });
-  if (!response.ok) throw new BenchfleetError(response.code ?? 'INTERNAL', response.message);
-  return response.comparison;
+function compareInWorker(runs: CampaignRunFolder[], options: CampaignCompareOptions): Promise<Comparison> {
+  return compareThreads.run({ runs, options });
 }
 
 function publicView(c: StoredCampaign): CampaignSummary {

@@ -37,11 +37,16 @@ export class RawFileHandles {
   private readonly foldersToSync = new Set<string>();
   private readonly busy: (path: string) => boolean;
   private readonly onSyncFailed: (path: string) => void;
+  private readonly limit: number;
 
-  /** `busy` says whether a file's writer is at work (its handle is not closed to make room); `onSyncFailed` hears of a close whose sync failed. */
-  constructor(busy: (path: string) => boolean, onSyncFailed: (path: string) => void) {
+  /**
+   * `busy` says whether a file's writer is at work (its handle is not closed to make room);
+   * `onSyncFailed` hears of a close whose sync failed; at most `limit` handles are open at once.
+   */
+  constructor(busy: (path: string) => boolean, onSyncFailed: (path: string) => void, limit = MAX_OPEN_FILES) {
     this.busy = busy;
     this.onSyncFailed = onSyncFailed;
+    this.limit = limit;
   }
 
   /** `path` was used: its handle is the last to be closed to make room. */
@@ -60,7 +65,7 @@ export class RawFileHandles {
   async forWrite(path: string, size: number): Promise<FileHandle> {
     let f = this.files.get(path);
     if (!f) {
-      await this.closeIdleBeyond(MAX_OPEN_FILES - 1);
+      await this.closeIdleBeyond(this.limit - 1);
       f = { handle: await openForAppend(path), written: false };
       if (size === 0) this.foldersToSync.add(dirname(path));
       this.files.set(path, f);

@@ -7,7 +7,7 @@
 import { NATIVE_ARM } from '../../shared/arms.ts';
 import { detectChanges } from './change-detection.ts';
 import { confirmationRunsOf, confirmationStatus } from './confirmation-status.ts';
-import { ENVIRONMENT_FIELDS, type DetectionSettings, type EnvironmentChange, type HistoryEnvironment, type HistoryPoint, type HistorySeries, type HistoryView } from './history-types.ts';
+import { ENVIRONMENT_FIELDS, type DetectedChange, type DetectionSettings, type EnvironmentChange, type HistoryEnvironment, type HistoryPoint, type HistorySeries, type HistoryView } from './history-types.ts';
 
 export interface HistoryInput {
   plan: string;
@@ -30,7 +30,12 @@ export function environmentChanges(before: HistoryEnvironment, after: HistoryEnv
   return ENVIRONMENT_FIELDS.filter((f) => before[f] !== after[f]).map((field) => ({ field, from: show(before[field]), to: show(after[field]) }));
 }
 
-export function buildHistory(input: HistoryInput, settings: DetectionSettings): HistoryView {
+/**
+ * `stored`: flags already found over each machine's whole family (by machine, then cell name
+ * `policy NUL kernel NUL arm`), as the run index keeps them for the default settings
+ * (store/run-index/family-detections.ts); a machine in it is not run through the rule again.
+ */
+export function buildHistory(input: HistoryInput, settings: DetectionSettings, stored?: ReadonlyMap<string, ReadonlyMap<string, readonly DetectedChange[]>>): HistoryView {
   const runIndex = new Map(input.runs.map((r, i) => [r.run_key, i]));
   const runs = input.runs.map((r, i) => ({ runId: r.run_id, planName: r.plan_name, planSha256: r.plan_sha256, createdAt: r.created_at, planChanged: i > 0 && input.runs[i - 1]?.plan_sha256 !== r.plan_sha256, confirms: r.confirms_run_id ?? null }));
   const environments: Record<string, (HistoryEnvironment | null)[]> = {};
@@ -78,7 +83,8 @@ export function buildHistory(input: HistoryInput, settings: DetectionSettings): 
     let to = from;
     while (to < series.length && series[to]?.machine === series[from]?.machine) to++;
     const family = series.slice(from, to);
-    const detected = detectChanges(family.map((s) => s.points), runs.length, settings);
+    const flags = stored?.get(family[0]?.machine ?? '');
+    const detected = flags === undefined ? detectChanges(family.map((s) => s.points), runs.length, settings) : family.map((s, i) => (flags.get(`${s.policy}\0${s.kernel}\0${s.arm}`) ?? []).map((d) => ({ ...d, cell: i })));
     family.forEach((s, i) => {
       const hasRun = (run: number): boolean => s.points.some((p) => p.run === run);
       s.changes = (detected[i] ?? []).map(({ cell: _cell, ...d }) => ({

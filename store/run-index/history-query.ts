@@ -19,6 +19,12 @@ export interface HistoryFilter {
   last?: number | undefined;
   /** Runs before the first shown one to read for its trailing window. */
   lookback: number;
+  /**
+   * Which cells to read: every cell of the selected machines, the detection's families (the
+   * default), or only the shown ones, when the flags come from the index's family detections
+   * (family-detections.ts).
+   */
+  read?: 'family' | 'shown' | undefined;
 }
 
 export interface IndexRunRow { run_key: number; run_id: string; plan_name: string | null; plan_sha256: string; created_at: string; confirms_run_id: string | null }
@@ -30,6 +36,10 @@ export interface IndexCellRow { machine: string; policy: string; arm: string; ke
 
 export interface HistoryRows {
   plan: string;
+  /** Which runs `plan` picked: `sha256:HASH` or `name:NAME` (family-detections.ts keys its families by it). */
+  planKey: string;
+  /** How many runs the plan has in the index; `runs` holds them all when it holds as many. */
+  planRuns: number;
   runs: IndexRunRow[];
   /** Index into `runs` of the first run to show. */
   firstShown: number;
@@ -48,16 +58,16 @@ export function listPlans(index: RunIndex): { planName: string | null; planSha25
     .map((r) => ({ planName: r.plan_name, planSha256: r.plan_sha256, runs: r.runs, last: r.last }));
 }
 
-function planRuns(index: RunIndex, plan: string): IndexRunRow[] {
+function planRuns(index: RunIndex, plan: string): { key: string; runs: IndexRunRow[] } {
   const db = index.database;
   const columns = 'run_key, run_id, plan_name, plan_sha256, created_at, confirms_run_id';
   if (/^[0-9a-f]{6,64}$/.test(plan)) {
     const byHash = db.prepare<[string], IndexRunRow>(`SELECT ${columns} FROM runs WHERE plan_sha256 LIKE ? || '%' ORDER BY created_at, run_id`).all(plan);
     const hashes = new Set(byHash.map((r) => r.plan_sha256));
     if (hashes.size > 1) throw new BenchfleetError('USAGE', `--plan ${plan} matches ${hashes.size} plan hashes (${[...hashes].map((h) => h.slice(0, 12)).join(', ')}); give more of the hash`);
-    if (byHash.length > 0) return byHash;
+    if (byHash.length > 0) return { key: `sha256:${[...hashes][0] ?? ''}`, runs: byHash };
   }
-  return db.prepare<[string], IndexRunRow>(`SELECT ${columns} FROM runs WHERE plan_name = ? ORDER BY created_at, run_id`).all(plan);
+  return { key: `name:${plan}`, runs: db.prepare<[string], IndexRunRow>(`SELECT ${columns} FROM runs WHERE plan_name = ? ORDER BY created_at, run_id`).all(plan) };
 }
 
 /** Where the last `n` runs that are not confirmation runs begin (with the confirmation runs among and after them). */
@@ -68,7 +78,7 @@ function lastScheduled(runs: readonly IndexRunRow[], n: number): number {
 }
 
 export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRows {
-  const all = planRuns(index, filter.plan);
+  const { key: planKey, runs: all } = planRuns(index, filter.plan);
   if (all.length === 0) {
     const known = listPlans(index).slice(0, 10).map((p) => `${p.planName ?? '(no name)'} ${p.planSha256.slice(0, 12)} (${p.runs} run${p.runs === 1 ? '' : 's'})`);
     throw new BenchfleetError('USAGE', `no indexed run of plan "${filter.plan}"; the index has ${known.length === 0 ? 'no runs (run `benchfleet reindex --data DIR` if runs are missing)' : `these plans: ${known.join('; ')}`}`);
@@ -94,10 +104,10 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
   const seriesWhere = (where: readonly string[]): string => `SELECT series_key, machine, policy, arm, kernel FROM series${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
   type SeriesRow = { series_key: number; machine: string; policy: string; arm: string; kernel: string };
   const matching = db.prepare<string[], SeriesRow>(seriesWhere(conditions)).all(...params);
-  // The family is every cell of the machine: only --machine narrows what is read.
+  // The family is every cell of the machine: only --machine narrows what is read (unless only the shown cells are).
   const byMachine = filter.machine === undefined ? [] : ['machine = ?'];
   const series = new Map(
-    (conditions.length === byMachine.length ? matching : db.prepare<string[], SeriesRow>(seriesWhere(byMachine)).all(...(filter.machine === undefined ? [] : [filter.machine]))).map((r) => [r.series_key, r]),
+    (conditions.length === byMachine.length || filter.read === 'shown' ? matching : db.prepare<string[], SeriesRow>(seriesWhere(byMachine)).all(...(filter.machine === undefined ? [] : [filter.machine]))).map((r) => [r.series_key, r]),
   );
   if (matching.length === 0) {
     const known = (column: string): string => db.prepare<[], { v: string }>(`SELECT DISTINCT ${column} AS v FROM series ORDER BY v`).all().map((r) => r.v).join(', ');
@@ -107,7 +117,7 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
   const runKeys = [...keys].join(',');
   // A few series are ranges of the series index; every series (no filter) is the runs' ranges of the table.
   const sql =
-    byMachine.length > 0
+    byMachine.length > 0 || (filter.read === 'shown' && conditions.length > 0)
       ? `SELECT ${columns} FROM cells INDEXED BY cells_by_series WHERE series_key IN (${[...series.keys()].join(',')}) AND run_key BETWEEN ${Math.min(...keys)} AND ${Math.max(...keys)}`
       : `SELECT ${columns} FROM cells WHERE run_key IN (${runKeys})`;
   const cells: IndexCellRow[] = [];
@@ -120,5 +130,5 @@ export function queryHistory(index: RunIndex, filter: HistoryFilter): HistoryRow
     .prepare<[], IndexMachineRow>(`SELECT * FROM run_machines WHERE run_key IN (${runKeys})`)
     .all()
     .filter((m) => filter.machine === undefined || m.machine === filter.machine);
-  return { plan: filter.plan, runs, firstShown: shownFrom - start, machines, cells, shown: { policy: filter.policy, kernel: filter.kernel, arm: filter.arm } };
+  return { plan: filter.plan, planKey, planRuns: all.length, runs, firstShown: shownFrom - start, machines, cells, shown: { policy: filter.policy, kernel: filter.kernel, arm: filter.arm } };
 }

@@ -4,17 +4,20 @@
 // `PRAGMA user_version` holds the version.
 
 import type { HistoryEnvironment } from '../../analysis/history/history-types.ts';
+import { FAMILY_DETECTIONS_DDL } from './family-detections.ts';
 
 export const INDEX_FILE = 'index.sqlite';
 /** Raise with every change to the tables below; an index of another version is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 2;
+export const INDEX_SCHEMA_VERSION = 3;
 
 /**
  * run_machines and cells refer to runs by run_key, and cells to its (machine, policy, arm,
  * kernel) by series_key: a cell row is ten numbers, which is what makes millions of them quick
  * to write. The index deletes a run's rows itself (no foreign-key checks on millions of
  * inserts). cells is keyed run first, so a run's cells are appended together and a run is
- * removed as one range; cells_by_series serves `history`.
+ * removed as one range; cells_by_series serves `history`. plan_families and
+ * family_detections keep each plan's change detection as of its newest run
+ * (family-detections.ts).
  */
 export const INDEX_DDL = `
 CREATE TABLE runs (
@@ -71,7 +74,7 @@ CREATE TABLE cells (
   failed INTEGER NOT NULL,
   PRIMARY KEY (run_key, series_key)
 ) WITHOUT ROWID;
-`;
+${FAMILY_DETECTIONS_DDL}`;
 
 /**
  * The series index: one cell's runs next to each other, with the columns `history` reads, so a

@@ -13,6 +13,7 @@ import { MANIFEST_FILE } from '../../analysis/raw/manifest.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { CELLS_BY_SERIES_DDL, INDEX_DDL, INDEX_FILE, INDEX_SCHEMA_VERSION, type CellRow, type IndexedRun } from './index-schema.ts';
+import { FamilyDetections } from './family-detections.ts';
 import { readFolderRows, sha256Hex } from './run-folder-rows.ts';
 
 const defaultLog = createLogger('coordinator:run-index');
@@ -55,6 +56,8 @@ export class RunIndex {
   private readonly db: Db;
   private readonly log: Logger;
   private readonly statements;
+  /** Each plan's change detection, advanced as runs are put. */
+  private readonly families: FamilyDetections;
   /** series_key by `machine NUL policy NUL arm NUL kernel`, as far as read or written; cleared when a transaction that may have added to it fails. */
   private seriesKeys: Map<string, number> | null = null;
   /**
@@ -70,6 +73,7 @@ export class RunIndex {
     this.path = join(dataDir, INDEX_FILE);
     this.db = db;
     this.log = log;
+    this.families = new FamilyDetections(db);
     this.statements = {
       runKey: db.prepare<[string], { run_key: number }>('SELECT run_key FROM runs WHERE run_id = ?'),
       deleteRun: db.prepare<[number]>('DELETE FROM runs WHERE run_key = ?'),
@@ -191,6 +195,7 @@ export class RunIndex {
     const whole = rows.cells.length - (rows.cells.length % CELL_BATCH);
     for (let i = 0; i < whole; i += CELL_BATCH) s.insertCells.run(rows.cells.slice(i, i + CELL_BATCH).flatMap(values));
     for (const c of rows.cells.slice(whole)) s.insertCell.run(values(c));
+    this.families.runPut(r, rows.cells);
   }
 
   /**
@@ -232,8 +237,9 @@ export class RunIndex {
     try {
       // Dropping the tables frees their pages at once, where DELETE would visit millions of rows;
       // readers keep seeing the old index until COMMIT.
-      this.db.exec('DROP TABLE cells; DROP TABLE series; DROP TABLE run_machines; DROP TABLE runs;');
+      this.db.exec('DROP TABLE cells; DROP TABLE series; DROP TABLE run_machines; DROP TABLE runs; DROP TABLE plan_families; DROP TABLE family_detections;');
       this.db.exec(INDEX_DDL);
+      this.families.beginRebuild();
       // Folders are read a few ahead of the one being written: their files are read and hashed
       // (the manifest check) on libuv's threads while this thread parses and inserts.
       const runIds = await this.runIds();
@@ -251,9 +257,11 @@ export class RunIndex {
         }
         onRun?.(runId);
       }
+      this.families.endRebuild();
       this.db.exec(CELLS_BY_SERIES_DDL);
       this.db.exec('COMMIT');
     } catch (error) {
+      this.families.abortRebuild();
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       this.seriesKeys = null;
       throw error;

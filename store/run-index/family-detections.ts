@@ -1,0 +1,300 @@
+// Each plan's change detection, kept in the run index so that a history view reads its flags
+// instead of running the rule over every cell of every run (33.8 s for a 1,000-run plan of
+// 2,856 cells a run). The rule's family is every cell of the plan on one machine, and it runs
+// forward in time looking back only a window (analysis/history/change-detection.ts), so its
+// state after the newest run is kept per (plan, machine) and advanced by one run each time a
+// run is indexed: the coordinator's indexRun, and a rebuild as it puts its runs in order.
+//
+// A plan is picked by hash or by name (history --plan), so both are kept: `sha256:HASH` and
+// `name:NAME` (every hash of that name). plan_families holds, per plan key, a fingerprint
+// chained over its runs in the history's order (run id and manifest SHA256); a view uses the
+// stored flags only when the plan's runs in the index give the same fingerprint, and runs the
+// rule itself otherwise (a run indexed out of order or removed is caught up by recomputing the
+// plan at the next run indexed). Only the default detection settings are kept; a view with
+// --window, --alpha or --direction of its own runs the rule itself.
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { FamilyDetection, type DetectionSnapshot } from '../../analysis/history/change-detection.ts';
+import { DEFAULT_DETECTION, type DetectedChange, type DetectionSettings } from '../../analysis/history/history-types.ts';
+import { NATIVE_ARM } from '../../shared/arms.ts';
+
+type Db = Database.Database;
+
+/** The tables, part of the index's schema (index-schema.ts). */
+export const FAMILY_DETECTIONS_DDL = `
+CREATE TABLE plan_families (
+  plan_key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE family_detections (
+  plan_key TEXT NOT NULL,
+  machine TEXT NOT NULL,
+  changes TEXT NOT NULL,
+  state TEXT NOT NULL,
+  PRIMARY KEY (plan_key, machine)
+) WITHOUT ROWID;
+`;
+
+/** Runs between compactions of a family recomputed from the start: a track keeps every figure until it is snapshotted. */
+const COMPACT_EVERY = 64;
+
+/** One cell of a run, as the families take it. */
+export interface FamilyCell {
+  machine: string;
+  policy: string;
+  kernel: string;
+  arm: string;
+  speedup: number;
+  speedupLo: number;
+  speedupHi: number;
+  rounds: number;
+  failed: number;
+}
+
+/** The run a family takes next. */
+export interface FamilyRun {
+  runId: string;
+  planName: string | null;
+  planSha256: string;
+  createdAt: string;
+  manifestSha256: string;
+}
+
+/** A series within its machine's family: policy, kernel and arm joined by NUL, which sorts as the tuple does (build-history's order). */
+export const cellName = (c: { policy: string; kernel: string; arm: string }): string => `${c.policy}\0${c.kernel}\0${c.arm}`;
+
+/** The plan keys a run belongs to. */
+export const planKeysOf = (run: { planName: string | null; planSha256: string }): string[] => [`sha256:${run.planSha256}`, ...(run.planName === null ? [] : [`name:${run.planName}`])];
+
+/** The fingerprint of a plan's runs up to and including `run`, chained from the fingerprint before it ('' for none). */
+export function chainFingerprint(before: string, run: { run_id: string; manifest_sha256: string }): string {
+  return createHash('sha256').update(`${before}\n${run.run_id} ${run.manifest_sha256}`).digest('hex');
+}
+
+export const fingerprintOf = (runs: readonly { run_id: string; manifest_sha256: string }[]): string => runs.reduce(chainFingerprint, '');
+
+/** Whether `settings` are the ones the index keeps. */
+export function keptSettings(settings: DetectionSettings): boolean {
+  return (Object.keys(DEFAULT_DETECTION) as (keyof DetectionSettings)[]).every((k) => settings[k] === DEFAULT_DETECTION[k]) && Object.keys(settings).length === Object.keys(DEFAULT_DETECTION).length;
+}
+
+interface StoredState {
+  cells: string[];
+  detection: DetectionSnapshot;
+}
+
+/** One machine's family of one plan: its cells in family order and the rule's state. */
+class MachineFamily {
+  private names: string[];
+  private detection: FamilyDetection;
+
+  private constructor(names: string[], detection: FamilyDetection) {
+    this.names = names;
+    this.detection = detection;
+  }
+
+  static fresh(): MachineFamily {
+    return new MachineFamily([], FamilyDetection.of([], DEFAULT_DETECTION));
+  }
+
+  static resume(state: string): MachineFamily {
+    const s = JSON.parse(state) as StoredState;
+    return new MachineFamily(s.cells, FamilyDetection.resume(s.detection, DEFAULT_DETECTION));
+  }
+
+  /** Takes the machine's cells of the run at position `run` of the plan's history and runs the rule there. */
+  add(run: number, cells: readonly FamilyCell[]): void {
+    const named = cells.filter((c) => c.arm !== NATIVE_ARM).map((c) => ({ c, name: cellName(c) }));
+    for (const { name } of named) {
+      const at = lowerBound(this.names, name);
+      if (this.names[at] === name) continue;
+      this.names.splice(at, 0, name);
+      this.detection.insertCell(at);
+    }
+    for (const { c, name } of named) this.detection.append(lowerBound(this.names, name), { run, median: c.speedup, lo: c.speedupLo, hi: c.speedupHi, rounds: c.rounds, failed: c.failed });
+    this.detection.process(run);
+  }
+
+  /** Drops the figures no later window can reach. */
+  compact(): void {
+    this.detection = FamilyDetection.resume(this.detection.snapshot(), DEFAULT_DETECTION);
+  }
+
+  /** The changes flagged so far, by cell name (cells without any left out). */
+  changes(): string {
+    const out: Record<string, DetectedChange[]> = {};
+    this.detection.changes().forEach((list, i) => {
+      if (list.length > 0) out[this.names[i] as string] = list.map(({ cell: _cell, ...d }) => d);
+    });
+    return JSON.stringify(out);
+  }
+
+  state(): string {
+    return JSON.stringify({ cells: this.names, detection: this.detection.snapshot() } satisfies StoredState);
+  }
+}
+
+function lowerBound(names: readonly string[], name: string): number {
+  let lo = 0, hi = names.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((names[mid] as string) < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A plan key's families as far as they have been run. */
+interface Live {
+  fingerprint: string;
+  /** Runs taken, and the history order's last one (created_at, run id). */
+  count: number;
+  last: [string, string] | null;
+  families: Map<string, MachineFamily>;
+}
+
+interface RunRowOfPlan { run_key: number; run_id: string; manifest_sha256: string; created_at: string }
+
+function planRunRows(db: Db, key: string): RunRowOfPlan[] {
+  const [column, value] = key.startsWith('sha256:') ? ['plan_sha256', key.slice(7)] : ['plan_name', key.slice(5)];
+  return db.prepare<[string], RunRowOfPlan>(`SELECT run_key, run_id, manifest_sha256, created_at FROM runs WHERE ${column} = ? ORDER BY created_at, run_id`).all(value);
+}
+
+const after = (a: [string, string], b: [string, string]): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+
+/** Keeps the plans' family detections in step with the runs put into the index. */
+export class FamilyDetections {
+  private readonly db: Db;
+  /** During a rebuild: every plan key's families, written at its end. */
+  private live: Map<string, Live> | null = null;
+  /** Plan keys whose runs did not come in history order: recomputed from the index. */
+  private readonly stale = new Set<string>();
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  /** A rebuild is starting: the families are kept in memory as its runs are put, and written by `endRebuild`. */
+  beginRebuild(): void {
+    this.live = new Map();
+    this.stale.clear();
+  }
+
+  /** The rebuild failed (and rolled back): nothing of it is kept. */
+  abortRebuild(): void {
+    this.live = null;
+    this.stale.clear();
+  }
+
+  /** Writes every family of the rebuild (inside its transaction). */
+  endRebuild(): void {
+    const live = this.live;
+    this.live = null;
+    if (live === null) return;
+    for (const key of this.stale) live.delete(key);
+    for (const [key, l] of live) this.write(key, l);
+    for (const key of this.stale) this.recompute(key);
+    this.stale.clear();
+  }
+
+  /** A run's rows have just been put (inside the same transaction): its plans' families take it. */
+  runPut(run: FamilyRun, cells: readonly FamilyCell[]): void {
+    const byMachine = new Map<string, FamilyCell[]>();
+    for (const c of cells) {
+      let list = byMachine.get(c.machine);
+      if (list === undefined) byMachine.set(c.machine, (list = []));
+      list.push(c);
+    }
+    const position: [string, string] = [run.createdAt, run.runId];
+    for (const key of planKeysOf(run)) {
+      if (this.live !== null) {
+        // A rebuild: runs come in folder order, which is history order unless ids and times disagree.
+        if (this.stale.has(key)) continue;
+        const l = this.live.get(key) ?? { fingerprint: '', count: 0, last: null, families: new Map<string, MachineFamily>() };
+        if (l.last !== null && !after(position, l.last)) {
+          this.stale.add(key);
+          continue;
+        }
+        this.take(l, run, byMachine);
+        l.last = position;
+        this.live.set(key, l);
+        continue;
+      }
+      const runs = planRunRows(this.db, key);
+      const at = runs.findIndex((r) => r.run_id === run.runId);
+      const l = at === runs.length - 1 ? this.load(key) : null;
+      if (l === null || l.fingerprint !== fingerprintOf(runs.slice(0, at))) {
+        this.recompute(key, runs);
+        continue;
+      }
+      l.count = at;
+      this.take(l, run, byMachine);
+      this.write(key, l);
+    }
+  }
+
+  /** The plan key's families take the next run. */
+  private take(l: Live, run: FamilyRun, byMachine: ReadonlyMap<string, FamilyCell[]>): void {
+    for (const [machine, list] of byMachine) {
+      let family = l.families.get(machine);
+      if (family === undefined) l.families.set(machine, (family = MachineFamily.fresh()));
+      family.add(l.count, list);
+      if ((l.count + 1) % COMPACT_EVERY === 0) family.compact();
+    }
+    l.count++;
+    l.fingerprint = chainFingerprint(l.fingerprint, { run_id: run.runId, manifest_sha256: run.manifestSha256 });
+  }
+
+  /** The plan key's stored families, or null when it has none (a plan with runs before this feature, or none yet). */
+  private load(key: string): Live | null {
+    const plan = this.db.prepare<[string], { fingerprint: string }>('SELECT fingerprint FROM plan_families WHERE plan_key = ?').get(key);
+    if (plan === undefined) return null;
+    const families = new Map<string, MachineFamily>();
+    for (const r of this.db.prepare<[string], { machine: string; state: string }>('SELECT machine, state FROM family_detections WHERE plan_key = ?').all(key)) families.set(r.machine, MachineFamily.resume(r.state));
+    return { fingerprint: plan.fingerprint, count: 0, last: null, families };
+  }
+
+  private write(key: string, l: Live): void {
+    this.db.prepare('DELETE FROM family_detections WHERE plan_key = ?').run(key);
+    const insert = this.db.prepare('INSERT INTO family_detections (plan_key, machine, changes, state) VALUES (?, ?, ?, ?)');
+    for (const [machine, family] of l.families) insert.run(key, machine, family.changes(), family.state());
+    this.db.prepare('INSERT OR REPLACE INTO plan_families (plan_key, fingerprint) VALUES (?, ?)').run(key, l.fingerprint);
+  }
+
+  /** Runs the plan key's families from its first run, from the index's rows, and writes them. */
+  private recompute(key: string, runs = planRunRows(this.db, key)): void {
+    const cellsOf = this.db.prepare<[number], FamilyCell>(
+      'SELECT s.machine, s.policy, s.kernel, s.arm, c.speedup, c.speedup_lo AS speedupLo, c.speedup_hi AS speedupHi, c.rounds, c.failed FROM cells c JOIN series s ON s.series_key = c.series_key WHERE c.run_key = ?',
+    );
+    const l: Live = { fingerprint: '', count: 0, last: null, families: new Map() };
+    for (const r of runs) {
+      const byMachine = new Map<string, FamilyCell[]>();
+      for (const c of cellsOf.all(r.run_key)) {
+        let list = byMachine.get(c.machine);
+        if (list === undefined) byMachine.set(c.machine, (list = []));
+        list.push(c);
+      }
+      this.take(l, { runId: r.run_id, planName: null, planSha256: '', createdAt: r.created_at, manifestSha256: r.manifest_sha256 }, byMachine);
+    }
+    this.write(key, l);
+  }
+}
+
+/**
+ * The stored flags of a plan's families, by machine and cell name, when they are up to date with
+ * the plan's runs in the index (`runIds`, in history order, all of them); else null.
+ */
+export function storedFlags(db: Db, planKey: string, runIds: readonly string[], machines: ReadonlySet<string>): Map<string, Map<string, DetectedChange[]>> | null {
+  const plan = db.prepare<[string], { fingerprint: string }>('SELECT fingerprint FROM plan_families WHERE plan_key = ?').get(planKey);
+  if (plan === undefined) return null;
+  const runs = planRunRows(db, planKey);
+  if (runs.length !== runIds.length || runs.some((r, i) => r.run_id !== runIds[i]) || fingerprintOf(runs) !== plan.fingerprint) return null;
+  const rows = new Map(db.prepare<[string], { machine: string; changes: string }>('SELECT machine, changes FROM family_detections WHERE plan_key = ?').all(planKey).map((r) => [r.machine, r.changes]));
+  const out = new Map<string, Map<string, DetectedChange[]>>();
+  for (const machine of machines) {
+    const changes = rows.get(machine);
+    if (changes === undefined) return null;
+    out.set(machine, new Map(Object.entries(JSON.parse(changes) as Record<string, DetectedChange[]>)));
+  }
+  return out;
+}

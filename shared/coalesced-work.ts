@@ -47,7 +47,7 @@ export class CoalescedWork {
 
   /** Every run asked for so far has ended. */
   async settled(): Promise<void> {
-    while (this.running) await this.running.catch(() => undefined);
+    while (this.running) await this.running;
   }
 }
 

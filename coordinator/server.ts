@@ -35,6 +35,7 @@ import { respond, respondWith } from './network/reply.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 import { Campaigns } from './campaigns/campaigns.ts';
 import { AnalysisAnswers } from './analyses/analysis-answers.ts';
+import { Confirmations } from './runs/confirmation.ts';
 import { RunDispatch } from './runs/run-dispatch.ts';
 import { RunLifecycle } from './runs/run-lifecycle.ts';
 import type { RunIndex } from '../store/run-index/run-index.ts';
@@ -62,6 +63,8 @@ export interface CoordinatorOptions {
   machineDeadlineMs?: number;
   /** How long an already connected agent has to answer a ping before a newcomer with its name takes over. */
   takeoverPingMs?: number;
+  /** Most confirmation runs queued after a run flags a regression on a machine (default 0: none; coordinator/runs/confirmation.ts). */
+  confirmRuns?: number;
 }
 
 interface AgentData { name: string; facts: MachineFacts }
@@ -105,6 +108,7 @@ export class Coordinator {
   private readonly lifecycle: RunLifecycle;
   private readonly dispatch: RunDispatch;
   private readonly campaigns: Campaigns;
+  private readonly confirmations: Confirmations;
   private readonly analyses: AnalysisAnswers;
   private readonly agentSockets = new Map<string, AgentSocket>();
   private readonly gate: Gatekeeper;
@@ -174,6 +178,14 @@ export class Coordinator {
         this.events.emit('campaign', campaign.campaignId);
       },
     });
+    this.confirmations = new Confirmations({
+      maxRuns: options.confirmRuns ?? 0,
+      store: this.runStore,
+      runIndex: () => this.dispatch.runIndex.index(),
+      runs: () => this.lifecycle.list(),
+      queueRuns: (planText, planSha256, machines, count, newId) => this.dispatch.queueRuns(planText, planSha256, machines, count, newId),
+    });
+    this.dispatch.runIndex.indexed.on('run', (runId) => this.confirmations.runIndexed(runId));
     this.analyses = new AnalysisAnswers({ dataDir: options.dataDir, runIndex: () => this.dispatch.runIndex.index(), campaignReport: (rawId) => this.campaigns.report(rawId) });
   }
 
@@ -273,6 +285,7 @@ export class Coordinator {
 
   async close(): Promise<void> {
     await this.campaigns.close();
+    await this.confirmations.close();
     await this.dispatch.close();
     await new Promise<void>((resolve) => {
       if (!this.io) return resolve();
@@ -416,6 +429,7 @@ export class Coordinator {
       socket.on('history', (request, ack) => answer(ack, 'history', () => this.analyses.history(request)));
       socket.on('compare', (request, ack) => answer(ack, 'compare', () => this.analyses.compare(request)));
       socket.on('campaign:report', (rawId, ack) => answer(ack, 'campaign:report', () => this.analyses.campaign(rawId)));
+      socket.on('report', (request, ack) => answer(ack, 'report', () => this.analyses.report(request)));
     });
   }
 }

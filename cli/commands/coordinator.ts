@@ -20,6 +20,7 @@ interface Args {
   'tls-key': string | undefined;
   dashboard: string | undefined;
   'machine-deadline': number;
+  'confirm-runs': number;
 }
 
 export const coordinatorCommand: CommandModule<object, Args> = {
@@ -33,11 +34,17 @@ export const coordinatorCommand: CommandModule<object, Args> = {
       .option('agent-token-file', { type: 'string', describe: 'File with the agents\' token: it can deliver records and nothing else (default: --token-file)' })
       .option('control-token-file', { type: 'string', describe: 'File with the control token: start, cancel, follow, download runs (default: --token-file)' })
       .option('machine-deadline', { type: 'number', default: DEFAULT_MACHINE_DEADLINE_HOURS, describe: 'Hours a machine\'s agent may stay away during a run before that machine fails (saying why); fractions allowed' })
+      .option('confirm-runs', {
+        type: 'number',
+        default: 0,
+        describe: 'After a run flags a regression on a machine (the history rule, defaults, plan by name), queue up to N confirmation runs of its plan on that machine, one after the other, until every flag there is confirmed or refuted (2 settles every flag; 0: none; docs/statistics.md)',
+      })
       .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve https/wss (with --tls-key)' })
       .option('tls-key', { type: 'string', describe: 'PEM private key for --tls-cert' })
       .option('dashboard', { type: 'string', describe: 'HOST:PORT to serve the read-only web dashboard on (log in with the control token; docs/dashboard.md)' })
       .example('BENCHFLEET_TOKEN=$(cat token) $0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet', 'serve agents on the LAN')
-      .example('$0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet --agent-token-file agent.token --control-token-file control.token', 'agents cannot start or download runs'),
+      .example('$0 coordinator --listen 0.0.0.0:7420 --data /srv/benchfleet --agent-token-file agent.token --control-token-file control.token', 'agents cannot start or download runs')
+      .example('$0 coordinator --data /srv/benchfleet --confirm-runs 2', 'a flagged regression is re-run twice at once on its machine: `history` shows it confirmed or refuted'),
   handler: async (args) => {
     // A service's log says when agents come and go, runs start and end and campaigns decide
     // (BENCHFLEET_LOG=warn quiets it).
@@ -45,6 +52,8 @@ export const coordinatorCommand: CommandModule<object, Args> = {
     const { Coordinator } = await import('../../coordinator/server.ts');
     const { tokenChecker } = await import('../../coordinator/network/auth.ts');
     const { startDashboard } = await import('../../coordinator/dashboard/start-dashboard.ts');
+    const { validateConfirmRuns } = await import('../../coordinator/runs/confirmation.ts');
+    const confirmRuns = validateConfirmRuns(args['confirm-runs']);
     const { host, port } = parseListen(args.listen);
     const deadline = args['machine-deadline'];
     if (!Number.isFinite(deadline) || deadline <= 0) throw new BenchfleetError('USAGE', `--machine-deadline ${String(deadline)} must be a positive number of hours`);
@@ -57,7 +66,7 @@ export const coordinatorCommand: CommandModule<object, Args> = {
       throw new BenchfleetError('USAGE', 'the agent token and the control token are the same; make them different, or give one --token-file for both');
     }
     const tls = args['tls-cert'] && args['tls-key'] ? { cert: await readPem(args['tls-cert'], '--tls-cert'), key: await readPem(args['tls-key'], '--tls-key') } : undefined;
-    const coordinator = new Coordinator({ host, port, dataDir: resolve(args.data), ...(agentToken ? { agentToken } : {}), ...(controlToken ? { controlToken } : {}), machineDeadlineMs: deadline * 3_600_000, ...(tls ? { tls } : {}) });
+    const coordinator = new Coordinator({ host, port, dataDir: resolve(args.data), ...(agentToken ? { agentToken } : {}), ...(controlToken ? { controlToken } : {}), machineDeadlineMs: deadline * 3_600_000, confirmRuns, ...(tls ? { tls } : {}) });
     const url = await coordinator.start();
     printLine(`benchfleet coordinator listening on ${url} (data: ${resolve(args.data)})`);
     const dashboard = args.dashboard === undefined ? null : await startDashboard(coordinator, parseListen(args.dashboard, '--dashboard'), tokenChecker(controlToken ?? ''), tls);

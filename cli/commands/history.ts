@@ -4,9 +4,10 @@
 // the same view (--coordinator URL); --fail-on regression makes it a CI gate.
 import type { CommandModule } from 'yargs';
 import { DEFAULT_DETECTION, type Direction, type HistoryView } from '../../analysis/history/history-types.ts';
-import type { HistoryFormat } from '../../analysis/history/history-render.ts';
+import type { HistoryFormat, Regression } from '../../analysis/history/history-render.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
-import { EXIT_GATE } from '../exit-codes.ts';
+import { FAIL_ON, type FailOn } from '../../analysis/history/history-gate.ts';
+import { EXIT_GATE, EXIT_PENDING } from '../exit-codes.ts';
 import { connectionOptions, type ConnectionArgs } from '../connection-options.ts';
 import { SOURCE_HELP } from '../analysis-source.ts';
 import type { HistoryRequest } from '../../shared/protocol/analysis-requests.ts';
@@ -26,7 +27,7 @@ interface Args extends ConnectionArgs {
   json: boolean;
   csv: boolean;
   text: boolean;
-  'fail-on': string[];
+  'fail-on': FailOn[];
 }
 
 export const historyCommand: CommandModule<object, Args> = {
@@ -48,16 +49,24 @@ export const historyCommand: CommandModule<object, Args> = {
       .option('json', { type: 'boolean', default: false, describe: 'The whole history as JSON: runs, environments, series, flagged changes, regressions' })
       .option('csv', { type: 'boolean', default: false, describe: 'One CSV line per cell and run; the header is the first line' })
       .option('text', { type: 'boolean', default: false, describe: 'Aligned text (the default), fitted to the terminal\'s width on a terminal' })
-      .option('fail-on', { type: 'string', array: true, default: [], choices: ['regression'], describe: `Exit ${EXIT_GATE} when a shown run flags a regression, listing the regressed cells on stderr` })
+      .option('fail-on', {
+        type: 'string',
+        array: true,
+        default: [] as FailOn[],
+        choices: FAIL_ON,
+        describe: `regression: exit ${EXIT_GATE} when a shown run flags a regression, listing the regressed cells on stderr. confirmed-regression: exit ${EXIT_GATE} only for flags the runs after them confirmed (a refuted one passes), and ${EXIT_PENDING} while one is still suspected (the coordinator's --confirm-runs settles it within the hour)`,
+      })
       .example('$0 history --data /srv/benchfleet --plan "reset-policies study" --machine ryzen --policy pages --arm taskpool-8-batched', "one machine's series for one arm, every kernel")
       .example('$0 history --data /srv/benchfleet --plan 0c7d557b --last 1 --fail-on regression', `a nightly CI gate: exit ${EXIT_GATE} when the newest run regressed in any cell`)
       .example('$0 history --data /srv/benchfleet --plan nightly --kernel sha256 --csv > sha256.csv', 'for a spreadsheet')
+      .example('$0 history --data /srv/benchfleet --plan nightly --last 1 --fail-on confirmed-regression', `exit ${EXIT_GATE} once confirmation runs confirmed a regression of the newest scheduled run, ${EXIT_PENDING} while they have not come yet, 0 when they refuted it`)
       .example('BENCHFLEET_TOKEN=... $0 history --coordinator http://10.0.0.5:7420 --plan nightly --last 1 --fail-on regression', `the nightly gate from a CI runner that only reaches the coordinator`)
       .epilogue(
-        `A run is flagged when its figure (or the mean of the last 2 or 3 runs) moves in the worse direction beyond what the cell's own run-to-run variance over the trailing window explains, with the false discovery rate held at --alpha across every cell of the plan on that machine at each run: --policy, --kernel and --arm choose what is shown and gated, never what is tested, so a narrow view and a broad nightly gate give the same flags. A flagged change restarts the window only once the two runs after it confirm it; if they come back, the flagged run was a one-run excursion and is left out of later windows. The detection rule and its measured false-flag rate and power are in docs/statistics.md; the index in docs/records.md. ${SOURCE_HELP} Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} --fail-on regression tripped.`,
+        `A run is flagged when its figure (or the mean of the last 2 or 3 runs) moves in the worse direction beyond what the cell's own run-to-run variance over the trailing window explains, with the false discovery rate held at --alpha across every cell of the plan on that machine at each run: --policy, --kernel and --arm choose what is shown and gated, never what is tested, so a narrow view and a broad nightly gate give the same flags. A flagged change restarts the window only once the two runs after it confirm it; if they come back, the flagged run was a one-run excursion and is left out of later windows. The detection rule and its measured false-flag rate and power are in docs/statistics.md; the index in docs/records.md. ${SOURCE_HELP} Each flag is suspected until the two runs after its first run settle it, then confirmed or refuted; a coordinator started with --confirm-runs N queues those runs on the flagging machine at once (confirmation runs; --last counts the scheduled runs, each with the confirmation runs after it). Exit codes: 0 done, 1 error, 2 bad usage, ${EXIT_GATE} --fail-on tripped, ${EXIT_PENDING} --fail-on confirmed-regression waits for confirmation.`,
       ),
   handler: async (args) => {
-    const { regressions, renderHistory } = await import('../../analysis/history/history-render.ts');
+    const { renderHistory } = await import('../../analysis/history/history-render.ts');
+    const { historyGate } = await import('../../analysis/history/history-gate.ts');
     const { analysisSource, remoteHistory } = await import('../analysis-source.ts');
     const chosen = (['json', 'csv', 'text'] as const).filter((f) => args[f]);
     if (chosen.length > 1) throw new BenchfleetError('USAGE', `choose one output format; got ${chosen.map((f) => `--${f}`).join(' and ')}`);
@@ -71,11 +80,21 @@ export const historyCommand: CommandModule<object, Args> = {
     const query: HistoryRequest = { plan: args.plan, machine: args.machine, policy: args.policy, kernel: args.kernel, arm: args.arm, since, last: args.last, direction: args.direction, alpha: args.alpha, window: args.window };
     const view = source.from === 'coordinator' ? await remoteHistory(args, query) : await readLocalHistory(source.dir, query);
     process.stdout.write(renderHistory(view, format, process.stdout.isTTY === true ? process.stdout.columns || 80 : undefined));
-    const found = regressions(view);
-    if (args['fail-on'].includes('regression') && found.length > 0) {
-      process.stderr.write(`history: --fail-on regression: ${found.length} regressed cell(s):\n${found.map((r) => `  ${r.machine} / ${r.policy} / ${r.kernel} / ${r.arm}: ${((r.change.ratio - 1) * 100).toFixed(1)}% from run ${r.at}`).join('\n')}\n`);
-      process.exitCode = EXIT_GATE;
+    const cells = (found: readonly Regression[]): string => found.map((r) => `  ${r.machine} / ${r.policy} / ${r.kernel} / ${r.arm}: ${((r.change.ratio - 1) * 100).toFixed(1)}% from run ${r.at}`).join('\n');
+    let pending = false;
+    for (const failOn of new Set(args['fail-on'])) {
+      const verdict = historyGate(view, failOn);
+      const kind = failOn === 'regression' ? '' : ', confirmed';
+      if (verdict.failing.length > 0) {
+        process.stderr.write(`history: --fail-on ${failOn}: ${verdict.failing.length} regressed cell(s)${kind}:\n${cells(verdict.failing)}\n`);
+        process.exitCode = EXIT_GATE;
+      }
+      if (verdict.pending.length > 0) {
+        process.stderr.write(`history: --fail-on ${failOn}: ${verdict.pending.length} regression(s) suspected, awaiting confirmation:\n${cells(verdict.pending)}\n`);
+        pending = true;
+      }
     }
+    if (pending && process.exitCode !== EXIT_GATE) process.exitCode = EXIT_PENDING;
   },
 };
 

@@ -31,8 +31,8 @@ export interface Fleet {
   coordinator: Proc;
   url: string;
   port: number;
-  /** Start (or restart) the coordinator on `port` (0: any) with `dataDir` (default DIR/coordinator, where waitForRun looks). */
-  startCoordinator(port?: number, dataDir?: string): Promise<void>;
+  /** Start (or restart) the coordinator on `port` (0: any) with `dataDir` (default DIR/coordinator, where waitForRun looks) and options of its own. */
+  startCoordinator(port?: number, dataDir?: string, extraArgs?: readonly string[]): Promise<void>;
   startAgent(name: string, coordinatorUrl?: string, extraArgs?: string[]): Promise<Proc>;
   control(): Promise<ControlSocket>;
   /** Stops the agents and the coordinator. */
@@ -54,8 +54,8 @@ export async function createFleet(options: { coordinator?: boolean } = {}): Prom
     coordinator: null as unknown as Proc,
     url: '',
     port: 0,
-    async startCoordinator(port = 0, dataDir = join(dir, 'coordinator')) {
-      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `127.0.0.1:${port}`, '--data', dataDir], env, join(dir, 'coordinator.log'));
+    async startCoordinator(port = 0, dataDir = join(dir, 'coordinator'), extraArgs = []) {
+      fleet.coordinator = startBenchfleet(['coordinator', '--listen', `127.0.0.1:${port}`, '--data', dataDir, ...extraArgs], env, join(dir, 'coordinator.log'));
       const match = await fleet.coordinator.waitFor(/listening on (http:\/\/127\.0\.0\.1:(\d+))/);
       fleet.url = match[1] as string;
       fleet.port = Number(match[2]);

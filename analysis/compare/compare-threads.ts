@@ -10,12 +10,11 @@
 // groups, a few small files) stay on this thread.
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { NATIVE_ARM } from '../../shared/arms.ts';
 import { DEFAULT_ARM } from '../report/default-arm.ts';
 import { validateSample } from '../../shared/record-validate.ts';
-import { BenchfleetError, isErrorCode } from '../../shared/errors.ts';
-import { workerScript, type WorkerScript } from '../../shared/worker-script.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
+import { WorkerPool, type PoolThread } from '../../shared/worker-pool.ts';
 import { buildComparison, comparedFiles, type CompareOptions, type RunInput } from './compare.ts';
 import type { Comparison } from './compare-types.ts';
 import type { CompareAnswer, CompareJob, SampleLines } from './compare-worker.ts';
@@ -47,32 +46,40 @@ function checkedSamples({ lines, text }: SampleLines): LineSample[] {
   });
 }
 
-/** Files a worker is given at a time: the next one is there when it finishes one. */
+/** Jobs a worker is given at a time: the next file is there when it finishes one. */
 const READS_IN_FLIGHT = 3;
 
 type Answer<T extends CompareAnswer['type']> = Extract<CompareAnswer, { type: T }>;
 
+function answerOf<T extends CompareAnswer['type']>(answer: CompareAnswer, type: T): Answer<T> {
+  if (answer.type !== type) throw new BenchfleetError('INTERNAL', `a comparison worker answered ${answer.type} where ${type} was asked for`);
+  return answer as Answer<T>;
+}
+
 /**
- * The worker threads of one comparison, started on demand (start) and ended by close. Each
- * job is answered by a promise; a worker that fails or stops fails every job still open.
+ * The worker threads of one comparison, on the project's worker pool (shared/worker-pool.ts):
+ * started on demand (start) and ended by close. A worker that fails or stops fails every job
+ * still open: the jobs of one comparison make sense only together.
  */
 export class ComparePool {
   readonly #count: number;
-  readonly #workers: Worker[] = [];
-  readonly #pending = new Map<number, { resolve: (answer: CompareAnswer) => void; reject: (error: unknown) => void }>();
-  /** The worker that read each file: its samples are asked of it. */
-  readonly #readBy = new WeakMap<ParsedRaw, { worker: Worker; id: number; likely: { arms: readonly string[]; samples: LineSample[] } }>();
-  /** Reads not yet sent, and how many each worker has. */
-  readonly #reads: { path: string; likely: string[]; resolve: (raw: LoadedRaw) => void; reject: (error: unknown) => void }[] = [];
-  readonly #reading = new Map<Worker, number>();
+  readonly #threads: WorkerPool<CompareJob, CompareAnswer>;
+  /** The thread that read each file, and the file's number there: its samples are asked of it. */
+  readonly #readBy = new WeakMap<ParsedRaw, { thread: PoolThread; id: number; likely: { arms: readonly string[]; samples: LineSample[] } }>();
   #ids = 0;
-  #next = 0;
-  #closed = false;
-  #script: WorkerScript | null = null;
 
   /** `count` workers (default: one per core; 0: none, everything stays on this thread). */
   constructor(count = availableParallelism()) {
     this.#count = count;
+    this.#threads = new WorkerPool<CompareJob, CompareAnswer>({
+      entry: WORKER,
+      threads: count,
+      // Files go to the workers as they free up: files of different sizes still end at about the same time on every worker.
+      jobsPerThread: READS_IN_FLIGHT,
+      idle: 'keep',
+      death: 'every-job',
+      stopped: (code) => `a comparison worker stopped (exit code ${code}) with jobs unanswered`,
+    });
   }
 
   get size(): number {
@@ -80,12 +87,12 @@ export class ComparePool {
   }
 
   get started(): boolean {
-    return this.#workers.length > 0;
+    return this.#threads.threads > 0;
   }
 
   /** Builds the workers' script (once per process), so that startNow can start them at once. */
   async prepare(): Promise<void> {
-    this.#script ??= await workerScript(WORKER);
+    await this.#threads.prepare();
   }
 
   async start(): Promise<void> {
@@ -95,93 +102,21 @@ export class ComparePool {
 
   /** Starts the workers, once prepare has finished; a closed pool starts none. */
   startNow(): void {
-    const script = this.#script;
-    if (this.started || this.#count < 1 || this.#closed) return;
-    if (script === null) throw new BenchfleetError('INTERNAL', 'comparison workers started before their script was built');
-    for (let i = 0; i < this.#count; i++) {
-      const worker = new Worker(script.filename, { execArgv: script.execArgv });
-      worker.on('message', (answer: CompareAnswer) => this.#answered(answer));
-      worker.once('error', (error) => this.#failAll(error));
-      worker.once('exit', (code) => {
-        if (this.#pending.size > 0) this.#failAll(new BenchfleetError('INTERNAL', `a comparison worker stopped (exit code ${code}) with jobs unanswered`));
-      });
-      this.#workers.push(worker);
-    }
-  }
-
-  #answered(answer: CompareAnswer): void {
-    const waiting = this.#pending.get(answer.id);
-    if (waiting === undefined) return;
-    this.#pending.delete(answer.id);
-    if (answer.type !== 'failed') {
-      waiting.resolve(answer);
-      return;
-    }
-    // The worker's own error, as reading on this thread would have thrown it.
-    if (answer.job !== 'hierarchical' && answer.code !== null && isErrorCode(answer.code)) waiting.reject(new BenchfleetError(answer.code, answer.message));
-    else waiting.reject(new BenchfleetError('INTERNAL', `a comparison worker failed: ${answer.message}`));
-  }
-
-  #failAll(error: unknown): void {
-    const waiting = [...this.#pending.values(), ...this.#reads.splice(0)];
-    this.#pending.clear();
-    for (const job of waiting) job.reject(error);
-  }
-
-  #ask<T extends CompareAnswer['type']>(worker: Worker, job: Exclude<CompareJob, { type: 'end' }>): Promise<Answer<T>> {
-    return new Promise((resolve, reject) => {
-      this.#pending.set(job.id, { resolve: (answer) => resolve(answer as Answer<T>), reject });
-      worker.postMessage(job);
-    });
-  }
-
-  #worker(): Worker {
-    const worker = this.#workers[this.#next++ % this.#workers.length];
-    if (worker === undefined) throw new BenchfleetError('INTERNAL', 'no comparison worker started');
-    return worker;
+    if (this.started || this.#count < 1) return;
+    this.#threads.start();
   }
 
   /**
    * Reads and checks a raw file on a worker, which keeps its samples until `samples` asks for
-   * them. Files go to the workers as they free up, at most READS_IN_FLIGHT each: files of
-   * different sizes still end at about the same time on every worker.
+   * them. Each worker holds at most READS_IN_FLIGHT jobs.
    */
-  read(path: string, likely: readonly string[] = []): Promise<LoadedRaw> {
-    return new Promise<LoadedRaw>((resolve, reject) => {
-      this.#reads.push({ path, likely: [...likely], resolve, reject });
-      this.#pumpReads();
-    });
-  }
-
-  #pumpReads(): void {
-    for (const worker of this.#workers) {
-      while ((this.#reading.get(worker) ?? 0) < READS_IN_FLIGHT) {
-        const next = this.#reads.shift();
-        if (next === undefined) return;
-        this.#reading.set(worker, (this.#reading.get(worker) ?? 0) + 1);
-        const id = this.#ids++;
-        const done = () => {
-          this.#reading.set(worker, (this.#reading.get(worker) ?? 1) - 1);
-          this.#pumpReads();
-        };
-        this.#ask<'read'>(worker, { type: 'read', id, path: next.path, likely: next.likely }).then(
-          ({ parsed, source, facts, likely }) => {
-            done();
-            try {
-              // Parsed here while the workers read on: most often they are the samples wanted.
-              this.#readBy.set(parsed, { worker, id, likely: { arms: next.likely, samples: checkedSamples(likely) } });
-              next.resolve({ parsed, source, whole: facts });
-            } catch (error) {
-              next.reject(error);
-            }
-          },
-          (error: unknown) => {
-            done();
-            next.reject(error);
-          },
-        );
-      }
-    }
+  async read(path: string, likely: readonly string[] = []): Promise<LoadedRaw> {
+    const id = this.#ids++;
+    const { result, thread } = await this.#threads.runTracked({ type: 'read', id, path, likely: [...likely] });
+    const { parsed, source, facts, likely: likelyLines } = answerOf(result, 'read');
+    // Parsed here while the workers read on: most often they are the samples wanted.
+    this.#readBy.set(parsed, { thread, id, likely: { arms: likely, samples: checkedSamples(likelyLines) } });
+    return { parsed, source, whole: facts };
   }
 
   /** The samples of `arms` of a file `read` gave; the worker then forgets the file (no arms: only forgets it). */
@@ -191,21 +126,18 @@ export class ComparePool {
     this.#readBy.delete(parsed);
     const sameArms = arms.length === file.likely.arms.length && arms.every((arm) => file.likely.arms.includes(arm));
     // The likely arms' samples came with the file: the worker need only forget it.
-    const answer = await this.#ask<'samples'>(file.worker, { type: 'samples', id: file.id, arms: sameArms ? [] : [...arms] });
+    const answer = answerOf(await this.#threads.run({ type: 'samples', id: file.id, arms: sameArms ? [] : [...arms] }, file.thread), 'samples');
     return sameArms ? file.likely.samples : checkedSamples(answer);
   }
 
   /** A group's hierarchical bootstrap on a worker. */
-  async hierarchical(job: Omit<Extract<CompareJob, { type: 'hierarchical' }>, 'type' | 'id'>): Promise<Interval> {
-    return (await this.#ask<'interval'>(this.#worker(), { type: 'hierarchical', id: this.#ids++, ...job })).interval;
+  async hierarchical(job: Omit<Extract<CompareJob, { type: 'hierarchical' }>, 'type'>): Promise<Interval> {
+    return answerOf(await this.#threads.run({ type: 'hierarchical', ...job }), 'interval').interval;
   }
 
   /** Ends the workers (once their open jobs are answered); the pool starts no more. */
   async close(): Promise<void> {
-    this.#closed = true;
-    const workers = this.#workers.splice(0);
-    for (const worker of workers) worker.postMessage({ type: 'end' } satisfies CompareJob);
-    await Promise.all(workers.map((w) => new Promise((resolve) => (w.threadId === -1 ? resolve(undefined) : w.once('exit', resolve)))));
+    await this.#threads.close();
   }
 }
 

@@ -5,30 +5,29 @@
 // parses and checks again (a tenth of the file for one arm) at a fifth of what copying the
 // parsed records between threads costs. It also computes groups' diagnostic hierarchical
 // bootstraps, each with its own seeded stream named after its group, so the thread that
-// computes an interval does not change it.
-import { parentPort } from 'node:worker_threads';
-import { BenchfleetError, isErrorCode } from '../../shared/errors.ts';
+// computes an interval does not change it. It runs on the project's worker pool
+// (shared/worker-pool.ts), which sends a file's `samples` job to the thread that read it.
+import { BenchfleetError, errorMessage, isBenchfleetError } from '../../shared/errors.ts';
+import { answerJobs } from '../../shared/worker-jobs.ts';
 import type { Interval } from '../statistics/interval.ts';
 import { readRawFile } from '../raw/raw-reader.ts';
 import type { ParsedRaw, RawSource } from '../raw/raw-types.ts';
 import { groupHierarchical, type GroupKey } from './compare-group.ts';
 import { fileFacts, type FileFacts } from './compare.ts';
 
+/** `id` names a file: the one a `read` keeps here, and a later `samples` asks for. */
 export type CompareJob =
   /** `likely`: the arms whose samples are probably wanted, sent at once with the answer (the file is still kept). */
   | { type: 'read'; id: number; path: string; likely: string[] }
   /** The samples of `arms` (native included when wanted) of a file read before, which is then forgotten; no arms: only forget it. */
   | { type: 'samples'; id: number; arms: string[] }
-  | { type: 'hierarchical'; id: number; key: GroupKey; perRound: number[][]; seed: number; resamples: number; confidence: number }
-  | { type: 'end' };
+  | { type: 'hierarchical'; key: GroupKey; perRound: number[][]; seed: number; resamples: number; confidence: number };
 
 export type CompareAnswer =
   /** A file read and checked: everything but its samples, which stay here until asked for, and the likely arms' samples. */
-  | { type: 'read'; id: number; parsed: ParsedRaw; source: RawSource; facts: FileFacts; likely: SampleLines }
-  | ({ type: 'samples'; id: number } & SampleLines)
-  | { type: 'interval'; id: number; interval: Interval }
-  /** `code` is the BenchfleetError's code, null for any other error. */
-  | { type: 'failed'; id: number; job: 'read' | 'samples' | 'hierarchical'; code: string | null; message: string };
+  | { type: 'read'; parsed: ParsedRaw; source: RawSource; facts: FileFacts; likely: SampleLines }
+  | ({ type: 'samples' } & SampleLines)
+  | { type: 'interval'; interval: Interval };
 
 /** Samples as their lines (1-based, in file order) and those lines' text joined by newlines. */
 export interface SampleLines {
@@ -51,31 +50,27 @@ function sampleLines(file: KeptFile, arms: readonly string[]): SampleLines {
   return { lines, text: Array.from(lines, (line) => file.lines[line - 1]).join('\n') };
 }
 
-async function answer(job: Exclude<CompareJob, { type: 'end' }>): Promise<CompareAnswer> {
-  if (job.type === 'hierarchical') return { type: 'interval', id: job.id, interval: groupHierarchical(job.key, job.perRound, job) };
+async function answer(job: CompareJob): Promise<CompareAnswer> {
+  if (job.type === 'hierarchical') return { type: 'interval', interval: groupHierarchical(job.key, job.perRound, job) };
   if (job.type === 'read') {
     const { parsed, source, lines } = await readRawFile(job.path);
     const file = { sampleLines: Int32Array.from(parsed.samples, (s) => s.line), arms: parsed.samples.map((s) => s.record.arm), lines };
     files.set(job.id, file);
-    return { type: 'read', id: job.id, parsed: { ...parsed, samples: [] }, source, facts: fileFacts(parsed), likely: sampleLines(file, job.likely) };
+    return { type: 'read', parsed: { ...parsed, samples: [] }, source, facts: fileFacts(parsed), likely: sampleLines(file, job.likely) };
   }
   const file = files.get(job.id);
   files.delete(job.id);
   if (file === undefined) throw new BenchfleetError('INTERNAL', `no raw file ${job.id} read on this thread`);
-  return { type: 'samples', id: job.id, ...sampleLines(file, job.arms) };
+  return { type: 'samples', ...sampleLines(file, job.arms) };
 }
 
-parentPort?.on('message', (job: CompareJob) => {
-  if (job.type === 'end') {
-    parentPort?.close();
-    return;
+answerJobs(async (job: CompareJob): Promise<CompareAnswer> => {
+  try {
+    return await answer(job);
+  } catch (error) {
+    // A read's own error (UNKNOWN_RUN, FILE_UNREADABLE...) as reading on the main thread would
+    // have thrown it; anything else, and any failed bootstrap, is this thread's failure.
+    if (job.type !== 'hierarchical' && isBenchfleetError(error)) throw error;
+    throw new BenchfleetError('INTERNAL', `a comparison worker failed: ${errorMessage(error)}`);
   }
-  answer(job).then(
-    (reply) => parentPort?.postMessage(reply),
-    (error: unknown) => {
-      const code = error instanceof BenchfleetError && isErrorCode(error.code) ? error.code : null;
-      const failed: CompareAnswer = { type: 'failed', id: job.id, job: job.type, code, message: error instanceof Error ? error.message : String(error) };
-      parentPort?.postMessage(failed);
-    },
-  );
 });

@@ -147,6 +147,12 @@ test('the History page\'s range control chooses the runs every panel shows: the 
   assert.equal(refused.status(), 400);
   assert.match(((await refused.json()) as { error: string }).error, /^last is a whole number of runs, at least 1, got "0"$/);
   assert.deepEqual(errors, []);
+  // BENCHFLEET_SCREENSHOT_DIR=DIR: the History page at 1280 px there, its last 20 runs (docs/img/history.png).
+  const shots = process.env['BENCHFLEET_SCREENSHOT_DIR'];
+  if (shots !== undefined) {
+    await open(page, `${dashboard.url}/history?plan=${plan}&last=20`);
+    await page.screenshot({ path: join(shots, 'history.png') });
+  }
   await context.close();
   const phone = await dashboardPage(setup, 390, `/history?plan=${plan}&last=10`);
   assert.deepEqual((await fits(phone.page)).overflow, 0);

@@ -11,6 +11,8 @@
 //   before it to 5 after, beside the first), and alerts later in the cell (false flags against
 //   the new level).
 // - A slow drift (-0.5% per run): runs until the first flag.
+// - Confirmation by re-running: false alarms, a wild run's alarms and a step's delay when a gate
+//   fails at the flag, once the scheduled runs confirm it, or once confirmation runs do.
 // It fails when a false-flag rate's Wilson interval lies above 5%, or the power targets of
 // issue 33 are missed (within 4 runs after a wild run >= 90%, within 3 after a good outlier >=
 // 85%, a step reported twice in over 1% of families). BENCHFLEET_CALIBRATION_REPS scales
@@ -18,6 +20,7 @@
 import { detectChanges } from '../../analysis/history/change-detection.ts';
 import { DEFAULT_DETECTION } from '../../analysis/history/history-types.ts';
 import { createRng } from '../../shared/prng.ts';
+import { simulateConfirmation, type SimulatedFlag } from '../helpers/confirmation-simulation.ts';
 import { logUniformSds, syntheticHistory, wilson } from '../helpers/synthetic-history.ts';
 import { reps, pct, rate } from '../helpers/calibration-figures.ts';
 
@@ -103,4 +106,49 @@ for (let f = 0; f < driftFamilies; f++) {
 delays.sort((a, b) => a - b);
 const median = delays[Math.floor(delays.length / 2)] as number;
 console.log(`\nDrift: cell 0 of 336 (sd 3%) loses 0.5% per run from run 12: first flagged after a median of ${median} runs (${pct(1 - 0.995 ** median)} lost); quartiles ${delays[Math.floor(delays.length / 4)]} and ${delays[Math.floor((3 * delays.length) / 4)]} runs (${driftFamilies} families)`);
+
+// Confirmation by re-running (issue 33): the same families run scheduled run by scheduled run
+// (test/helpers/confirmation-simulation.ts). An alarm is what a gate fails on: a flag at once
+// (`--fail-on regression`), or a flag once confirmed (`--fail-on confirmed-regression`), either by
+// the scheduled runs after it or by up to 2 confirmation runs the coordinator queues at once
+// (`coordinator --confirm-runs 2`). Delays and rates are counted in scheduled runs.
+const REGIMES = [
+  { label: 'alarm at the flag', confirmRuns: 0, confirmed: false },
+  { label: 'alarm once confirmed by the scheduled runs', confirmRuns: 0, confirmed: true },
+  { label: 'alarm once confirmed, --confirm-runs 2', confirmRuns: 2, confirmed: true },
+] as const;
+const alarmSlot = (flag: SimulatedFlag, confirmed: boolean): number | null => (confirmed ? flag.confirmedSlot : flag.raisedSlot);
+const confirmFamilies = reps(200);
+const COUNTED = [5, 23]; // scheduled runs counted for false alarms: every flag raised there can be confirmed by run 25
+console.log(`\nConfirmation by re-running: false alarms (no change; share of scheduled runs ${COUNTED[0]} to ${COUNTED[1]} with an alarm in any cell), a wild run (0.75x at scheduled run 12, not repeated by confirmation runs; share of families with an alarm for it), a lasting -10% step in cell 0 at scheduled run 16 (delay to its first alarm in scheduled runs: 0 is the step's own run), 3% sd (${confirmFamilies} families per row)`);
+console.log('| cells, gate | false alarms per scheduled run | a wild run raises an alarm | step: alarm at its run | within 1 run | within 2 runs | within 3 runs | median delay | confirmation runs per scheduled run |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const cells of [21, 336]) {
+  for (const regime of REGIMES) {
+    let falseSlots = 0, wild = 0, extra = 0;
+    const delays: number[] = [];
+    for (let f = 0; f < confirmFamilies; f++) {
+      const sds = new Array<number>(cells).fill(0.03);
+      // The same seeds in every regime: the regimes differ in what they do, not in their luck.
+      const quiet = simulateConfirmation(createRng(20_000 + f, cells), { sds, commonSd: COMMON_SD, slots: 26, confirmRuns: regime.confirmRuns });
+      extra += quiet.confirmationRuns;
+      const alarmed = new Set(quiet.flags.map((flag) => alarmSlot(flag, regime.confirmed)).filter((slot): slot is number => slot !== null && slot >= (COUNTED[0] as number) && slot <= (COUNTED[1] as number)));
+      falseSlots += alarmed.size;
+      const wildRun = simulateConfirmation(createRng(30_000 + f, cells), { sds, commonSd: COMMON_SD, slots: 18, confirmRuns: regime.confirmRuns, scheduled: (slot) => (slot === 12 ? Math.log(0.75) : 0) });
+      if (wildRun.flags.some((flag) => flag.cell === 0 && flag.atSlot === 12 && alarmSlot(flag, regime.confirmed) !== null)) wild++;
+      const step = simulateConfirmation(createRng(40_000 + f, cells), { sds, commonSd: COMMON_SD, slots: 16 + 8, confirmRuns: regime.confirmRuns, scheduled: (slot) => (slot >= 16 ? Math.log(0.9) : 0), confirming: (slot) => (slot >= 16 ? Math.log(0.9) : 0) });
+      const first = step.flags.filter((flag) => flag.cell === 0 && flag.atSlot >= 15).map((flag) => alarmSlot(flag, regime.confirmed)).filter((slot): slot is number => slot !== null).sort((a, b) => a - b)[0];
+      delays.push(first === undefined ? Infinity : first - 16);
+    }
+    const n = confirmFamilies;
+    const slotsCounted = n * ((COUNTED[1] as number) - (COUNTED[0] as number) + 1);
+    const within = (k: number): string => rate(delays.filter((d) => d <= k).length, n);
+    delays.sort((a, b) => a - b);
+    const median = delays[Math.floor(n / 2)] as number;
+    // Confirmation must not raise the false-alarm rate; with confirmation runs it must not delay a step's alarm past 2 scheduled runs in most families.
+    if (regime.confirmed && wilson(falseSlots, slotsCounted)[0] > 0.05) failed = true;
+    if (regime.confirmRuns > 0 && median > 1) failed = true;
+    console.log(`| ${cells}, ${regime.label} | ${rate(falseSlots, slotsCounted)} | ${rate(wild, n)} | ${within(0)} | ${within(1)} | ${within(2)} | ${within(3)} | ${median === Infinity ? 'never' : median} | ${(extra / (n * 26)).toFixed(3)} |`);
+  }
+}
 process.exit(failed ? 1 : 0);

@@ -1,4 +1,4 @@
-// Where `history`, `compare` and `campaign report` get their data: the coordinator's data folder
+// Where `history`, `compare`, `campaign report` and `report` get their data: the coordinator's data folder
 // (--data, on its machine or a copy), or the coordinator itself over /control (--coordinator
 // or $BENCHFLEET_COORDINATOR, with the control token), which computes the same analysis from
 // its own data folder. Either way the command renders the answer with the same code, so the
@@ -7,7 +7,8 @@ import { statSync } from 'node:fs';
 import type { Comparison } from '../analysis/compare/compare-types.ts';
 import type { HistoryView } from '../analysis/history/history-types.ts';
 import { BenchfleetError } from '../shared/errors.ts';
-import type { AnalysisAnswer, CompareRunsRequest, HistoryRequest } from '../shared/protocol/analysis-requests.ts';
+import type { AnalysisAnswer, CompareRunsRequest, HistoryRequest, ReportRequest } from '../shared/protocol/analysis-requests.ts';
+import type { Report } from '../analysis/report/report-types.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 import type { ControlToCoordinator } from '../shared/protocol/events.ts';
 import { unwrap } from '../shared/protocol/failure.ts';
@@ -72,10 +73,15 @@ export async function remoteHistory(args: ConnectionArgs, query: HistoryRequest)
   return answer as unknown as HistoryView;
 }
 
+/** Run ids for the coordinator: a folder here is refused, saying how to read it instead. */
+function refuseFolders(runs: readonly string[], command: string): void {
+  const folder = runs.find(isFolder);
+  if (folder !== undefined) throw new BenchfleetError('USAGE', `"${folder}" is a folder here; with the coordinator, name runs by id (\`benchfleet status\` lists them), or ${command} folders without --coordinator`);
+}
+
 /** The comparison the coordinator makes of these runs of its data folder. */
 export async function remoteComparison(args: ConnectionArgs, compare: CompareRunsRequest): Promise<Comparison> {
-  const folder = compare.runs.find(isFolder);
-  if (folder !== undefined) throw new BenchfleetError('USAGE', `"${folder}" is a folder here; with the coordinator, name runs by id (\`benchfleet status\` lists them), or compare folders without --coordinator`);
+  refuseFolders(compare.runs, 'compare');
   const answer = await ask(args, async (socket) => unwrap(await request<ControlToCoordinator, 'compare'>(socket, ANALYSIS_TIMEOUT_MS, 'compare', compare)));
   checkShape(answer, 'comparison', ['groups', 'notes', 'runs']);
   return answer as unknown as Comparison;
@@ -86,4 +92,13 @@ export async function remoteCampaign(args: ConnectionArgs, campaignId: string): 
   const answer = await ask(args, async (socket) => unwrap(await request<ControlToCoordinator, 'campaign:report'>(socket, ANALYSIS_TIMEOUT_MS, 'campaign:report', campaignId)));
   checkShape(answer as unknown as AnalysisAnswer, 'campaign', ['runs', 'cells']);
   return answer;
+}
+
+/** The reports the coordinator builds of these runs of its data folder, one per arm shown. */
+export async function remoteReports(args: ConnectionArgs, report: ReportRequest): Promise<Report[]> {
+  refuseFolders(report.runs, 'report on');
+  const answer = await ask(args, async (socket) => unwrap(await request<ControlToCoordinator, 'report'>(socket, ANALYSIS_TIMEOUT_MS, 'report', report)));
+  checkShape(answer as unknown as AnalysisAnswer, 'report', ['reports']);
+  for (const one of answer.reports) checkShape(one, 'report', ['rows']);
+  return answer.reports as unknown as Report[];
 }

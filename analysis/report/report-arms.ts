@@ -26,3 +26,16 @@ function rank(arm: string): number {
   const i = ARM_NAMES.indexOf(arm);
   return i < 0 ? Number.MAX_SAFE_INTEGER : i;
 }
+
+/** `--arm all`: every arm of the results. */
+export const ALL_ARMS = 'all';
+
+/**
+ * The reports `benchfleet report --arm ARM` prints: every arm for "all", else the one arm (the
+ * default arm when none is given). Also what the coordinator answers a `report` request with.
+ */
+export function reportsOfArm(results: readonly LoadedResult[], arm: string | undefined): Report[] {
+  const reports = arm === ALL_ARMS ? reportsForEveryArm(results) : [buildReportFromResults(results, arm)];
+  if (reports.length === 0) throw new BenchfleetError('USAGE', 'no arm besides native in these results');
+  return reports;
+}

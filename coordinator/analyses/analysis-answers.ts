@@ -7,13 +7,16 @@
 // a time; a campaign is compared by the campaigns' own worker. Every answer is bounded in size.
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { buildComparisonOnThreads, ComparePool, loadRunsOnThreads } from '../../analysis/compare/compare-threads.ts';
 import type { Comparison } from '../../analysis/compare/compare-types.ts';
 import { DEFAULT_DETECTION, type HistoryView } from '../../analysis/history/history-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { MAX_ANALYSIS_ANSWER_BYTES } from '../../shared/protocol/analysis-requests.ts';
-import { validateCompareRunsRequest, validateHistoryRequest } from '../../shared/protocol/analysis-validate.ts';
+import { validateCompareRunsRequest, validateHistoryRequest, validateReportRequest } from '../../shared/protocol/analysis-validate.ts';
+import type { Report } from '../../analysis/report/report-types.ts';
+import { reportsOfArm } from '../../analysis/report/report-arms.ts';
+import { loadResults } from '../../analysis/raw/result-folders.ts';
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import { readHistory } from '../../store/run-index/read-history.ts';
 import type { RunIndex } from '../../store/run-index/run-index.ts';
@@ -96,6 +99,23 @@ export class AnalysisAnswers {
     }
     comparison.notes.push(...skipped);
     return bounded(comparison, 'comparison', 'narrow it with --machine, --policy, --kernel or one --arm');
+  }
+
+  /**
+   * The study's table of finished runs, as `report DATA/runs/ID...` prints it. Their summaries
+   * were written at finalization, so this reads JSON files and builds tables on the event loop
+   * (a run whose summaries are missing would have them computed here: a run is final only
+   * once they are written).
+   */
+  async report(raw: unknown): Promise<{ reports: Report[] }> {
+    const request = validateReportRequest(raw);
+    const dirs: string[] = [];
+    for (const id of request.runs) {
+      const dir = join(this.#sources.dataDir, 'runs', id);
+      if (!(await isFolder(dir))) throw new BenchfleetError('UNKNOWN_RUN', `no run ${id} on this coordinator; \`benchfleet status\` lists the runs`);
+      dirs.push(dir);
+    }
+    return bounded({ reports: reportsOfArm(await loadResults(dirs), request.arm) }, 'report', 'ask for one --arm');
   }
 
   /** A campaign as `campaign report --data` reads it. */

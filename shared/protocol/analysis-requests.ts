@@ -1,5 +1,5 @@
 // The analyses a control client asks the coordinator for (`history`, `compare`, `campaign
-// report` with --coordinator): the requests and the bound on an answer (analysis-validate.ts
+// report` and `report` with --coordinator): the requests and the bound on an answer (analysis-validate.ts
 // checks the requests). The coordinator computes each from its own data folder with the code
 // the offline commands run on a data folder, and the CLI renders the answer as it renders its
 // own, so both give the same output. The answers' types belong to analysis/ (HistoryView,
@@ -42,8 +42,20 @@ export interface CompareRunsRequest {
   options: CompareRequestOptions;
 }
 
+/** `report`: the study's table of runs of the coordinator's data folder. */
+export interface ReportRequest {
+  runs: string[];
+  /** An arm, "all", or absent for the default arm. */
+  arm?: string;
+}
+
 /** An analysis's answer as JSON: a HistoryView or a Comparison of analysis/ (see the top of this file). */
 export type AnalysisAnswer = Record<string, unknown>;
+
+/** The answer to `report`: the Reports (analysis/report/report-types.ts) the command renders, one per arm shown. */
+export interface ReportAnswer {
+  reports: AnalysisAnswer[];
+}
 
 /** Most runs in one `compare` request (the dashboard's Compare page allows as many). */
 export const MAX_COMPARED_RUNS = 50;

@@ -1,7 +1,7 @@
 // The validators of the analysis requests (analysis-requests.ts): every field checked and
 // named when wrong, as validate.ts does for runs.
 import { BenchfleetError } from '../errors.ts';
-import { MAX_COMPARED_RUNS, type CompareRunsRequest, type HistoryRequest } from './analysis-requests.ts';
+import { MAX_COMPARED_RUNS, type CompareRunsRequest, type HistoryRequest, type ReportRequest } from './analysis-requests.ts';
 import { validateRunId } from './validate.ts';
 
 type Obj = Record<string, unknown>;
@@ -86,4 +86,12 @@ export function validateCompareRunsRequest(value: unknown): CompareRunsRequest {
       arm: optionalText(options, 'arm', of),
     }),
   };
+}
+
+export function validateReportRequest(value: unknown): ReportRequest {
+  const field = 'report';
+  const o = obj(value, field);
+  const runs = o['runs'];
+  if (!Array.isArray(runs) || runs.length === 0 || runs.length > MAX_COMPARED_RUNS) fail(`${field}.runs`, `must list 1 to ${MAX_COMPARED_RUNS} run ids`);
+  return defined<ReportRequest>({ runs: runs.map((r, i) => validateRunId(r, `${field}.runs[${i}]`)), arm: optionalText(o, 'arm', field) });
 }

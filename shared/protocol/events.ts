@@ -4,7 +4,7 @@
 // Every payload that arrives passes a validator in validate.ts before anything trusts it.
 import type { MacosFacts } from '../macos-facts.ts';
 import type { Policy } from '../policies.ts';
-import type { AnalysisAnswer, CompareRunsRequest, HistoryRequest } from './analysis-requests.ts';
+import type { AnalysisAnswer, CompareRunsRequest, HistoryRequest, ReportAnswer, ReportRequest } from './analysis-requests.ts';
 import type { CampaignRequest, CampaignSummary } from './campaign.ts';
 import type { LifecycleState } from './lifecycle-state.ts';
 import type { Failure } from './failure.ts';
@@ -218,6 +218,8 @@ export type ControlToCoordinator = {
   'compare': (request: CompareRunsRequest, ack: (result: Ack<AnalysisAnswer>) => void) => void;
   /** A campaign with its cells computed anew from its runs' files: what `campaign report --data` reads. */
   'campaign:report': (campaignId: string, ack: (result: Ack<CampaignSummary>) => void) => void;
+  /** The study's table of runs of the coordinator's data folder: the Reports `report` renders (every arm for "all"). */
+  'report': (request: ReportRequest, ack: (result: Ack<ReportAnswer>) => void) => void;
 };
 
 export type CoordinatorToControl = {

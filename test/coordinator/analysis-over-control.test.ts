@@ -6,6 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { startDashboard } from '../../coordinator/dashboard/start-dashboard.ts';
+import { tokenChecker } from '../../coordinator/network/auth.ts';
 import { exitCodeOf, BenchfleetError } from '../../shared/errors.ts';
 import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../../store/campaign-store.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
@@ -88,6 +90,26 @@ test('history --coordinator --fail-on regression prints what --data prints and e
   assert.deepEqual(json.regressions.map((r) => [r.machine, r.kernel, r.at]), [['m1', 'sha256', 'hist-00005-00011']]);
 });
 
+test('the dashboard\'s History API and history --coordinator give the same series and flags', async () => {
+  const { coordinator: fleet, url, token } = running();
+  const dashboard = await startDashboard(fleet, { host: '127.0.0.1', port: 0 }, tokenChecker(token));
+  try {
+    const login = await fetch(new URL(dashboard.oneTimeLoginUrl('/history')), { redirect: 'manual' });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const cell = { plan: 'nightly', machine: 'm1', policy: 'pages', arm: 'taskpool-2-batched' };
+    const page = await fetch(`${dashboard.url}/api/history?${new URLSearchParams(cell).toString()}`, { headers: { cookie } });
+    assert.equal(page.status, 200);
+    const shown = (await page.json()) as { series: { kernel: string; changes: unknown[] }[] };
+    const cli = await runCli(['history', '--coordinator', url, ...Object.entries(cell).flatMap(([k, v]) => [`--${k}`, v]), '--json'], { env: env(token) });
+    assert.equal(cli.code, 0, cli.stderr);
+    const printed = JSON.parse(cli.stdout) as { series: { kernel: string; changes: unknown[] }[] };
+    assert.deepEqual(printed.series, shown.series);
+    assert.deepEqual(printed.series.map((s) => [s.kernel, s.changes.length]), [['crc32', 0], ['sha256', 1]]);
+  } finally {
+    await dashboard.close();
+  }
+});
+
 test('history --coordinator with no regression in the shown runs exits 0 like --data', async () => {
   const calm = await bothWays(['history', '--plan', 'nightly', '--machine', 'm2', '--last', '1', '--fail-on', 'regression']);
   assertSame(calm);
@@ -113,20 +135,36 @@ test('campaign report --coordinator prints what --data prints, cells computed an
   const markdown = await bothWays(['campaign', 'report', CAMPAIGN_ID, '--markdown']);
   assertSame(markdown);
   assert.equal(markdown.data.code, 0, markdown.data.stderr);
-  const asJson = await bothWays(['campaign', 'report', CAMPAIGN_ID, '--json']);
-  assertSame(asJson);
-  const json = JSON.parse(asJson.remote.stdout) as { campaign: { cells: { runs: number }[] } };
+  const asJson = await runCli(['campaign', 'report', CAMPAIGN_ID, '--json', '--coordinator', running().url], { env: env(running().token) });
+  const json = JSON.parse(asJson.stdout) as { campaign: { cells: { runs: number }[] } };
   assert.deepEqual(json.campaign.cells.map((c) => c.runs), [3], 'the cells were computed from the three runs (campaign.json holds none)');
   const unknown = await bothWays(['campaign', 'report', '20261201-120000-zzzzzz']);
   assertSame(unknown);
   assert.match(unknown.data.stderr, /^Error \[UNKNOWN_CAMPAIGN\]: no campaign 20261201-120000-zzzzzz in /);
 });
 
+test('report RUN --coordinator prints what report DATA/runs/RUN prints, in every format but --html', async () => {
+  const { url, token } = running();
+  const folders = compared.map((id) => join(dataDir, 'runs', id));
+  for (const format of [['--markdown', '--intervals'], ['--json', '--arm', 'all']]) {
+    const [here, remote] = await Promise.all([runCli(['report', ...folders, ...format], { env: env(token) }), runCli(['report', ...compared, ...format, '--coordinator', url], { env: env(token) })]);
+    assert.equal(here.code, 0, here.stderr);
+    assert.deepEqual(remote, here, format.join(' '));
+  }
+  const html = await runCli(['report', compared[0] as string, '--html', 'x.html', '--coordinator', url], { env: env(token) });
+  assert.equal(html.code, 2);
+  assert.match(html.stderr, /^Error \[USAGE\]: --html needs the runs' files here: copy a run with `benchfleet results RUN --out DIR`/);
+  const unknown = await runCli(['report', '20991231-000000-zzzzzz', '--coordinator', url], { env: env(token) });
+  assert.equal(unknown.code, 1);
+  assert.equal(unknown.stderr, 'Error [UNKNOWN_RUN]: no run 20991231-000000-zzzzzz on this coordinator; `benchfleet status` lists the runs\n');
+});
+
 test('a wrong control token is the coordinator\'s AUTH_FAILED and its exit code, for every command', async () => {
   const wrong = { BENCHFLEET_TOKEN: 'x'.repeat(32), BENCHFLEET_COORDINATOR: running().url };
   const status = await runCli(['status'], { env: wrong });
   assert.match(status.stderr, /^Error \[AUTH_FAILED\]: the coordinator refused this client: /);
-  for (const args of [['history', '--plan', 'nightly'], ['compare', ...compared], ['campaign', 'report', CAMPAIGN_ID]]) {
+  // Every command asks through the same connection (cli/analysis-source.ts): two of them stand for all.
+  for (const args of [['history', '--plan', 'nightly'], ['report', ...compared]]) {
     const refused = await runCli(args, { env: wrong });
     assert.equal(refused.stdout, '');
     assert.equal(refused.stderr, status.stderr, args.join(' '));
@@ -149,16 +187,19 @@ test('history and campaign report without --data or --coordinator are a usage er
 test('$BENCHFLEET_COORDINATOR alone sends history and run ids to the coordinator, and result folders stay local', async () => {
   const { url, token } = running();
   const viaEnv = { BENCHFLEET_TOKEN: token, BENCHFLEET_COORDINATOR: url };
-  const [history, local] = await Promise.all([
-    runCli(['history', '--plan', 'nightly', '--last', '1', '--fail-on', 'regression'], { env: viaEnv }),
-    runCli(['history', '--plan', 'nightly', '--last', '1', '--fail-on', 'regression', '--data', dataDir], { env: viaEnv }),
-  ]);
-  assert.deepEqual(history, local);
   // Run ids with no --data: only the coordinator knows them (here they would be UNKNOWN_RUN).
   // Folders by path: read here (the coordinator would refuse a path with USAGE).
   const folders = compared.slice(0, 2).map((id) => join(dataDir, 'runs', id));
-  const [ids, byPath] = await Promise.all([runCli(['compare', ...compared.slice(0, 2), '--resamples', '1000'], { env: viaEnv }), runCli(['compare', ...folders, '--resamples', '1000'], { env: viaEnv })]);
+  const [history, ids, byPath] = await Promise.all([
+    runCli(['history', '--plan', 'nightly', '--last', '1', '--fail-on', 'regression'], { env: viaEnv }),
+    runCli(['compare', ...compared.slice(0, 2), '--json', '--resamples', '1000'], { env: viaEnv }),
+    runCli(['compare', ...folders, '--json', '--resamples', '1000'], { env: viaEnv }),
+  ]);
+  assert.equal(history.code, 3, history.stderr);
+  assert.match(history.stderr, /^history: --fail-on regression: 1 regressed cell\(s\)/);
   assert.equal(ids.code, 0, ids.stderr);
   assert.equal(byPath.code, 0, byPath.stderr);
-  assert.equal(byPath.stdout, ids.stdout);
+  const runsOf = (stdout: string): string[] => (JSON.parse(stdout) as { runs: string[] }).runs;
+  assert.deepEqual(runsOf(ids.stdout), compared.slice(0, 2));
+  assert.deepEqual(runsOf(byPath.stdout), compared.slice(0, 2));
 });

@@ -50,7 +50,7 @@ function groupLines(g: CompareGroup): { title: string; header: string[]; rows: s
   const test =
     g.test.p === null || g.verdict === 'failed'
       ? null
-      : `run effect test (${g.test.method === 'mann-whitney' ? 'Mann-Whitney, exact' : `Kruskal-Wallis, ${g.test.df} df`}, on ranks): p = ${g.test.p < 0.0001 ? '< 0.0001' : g.test.p.toFixed(4)}${g.test.meansP === null ? '' : `; means-based F test for comparison: p = ${g.test.meansP < 0.0001 ? '< 0.0001' : g.test.meansP.toFixed(4)}`}`;
+      : `run effect test (${g.test.method === 'cliff' ? "Cliff's delta" : `Kruskal-Wallis, ${g.test.df} df, and the rank ATS, both`}, on ranks, spreads may differ): p = ${g.test.p < 0.0001 ? '< 0.0001' : g.test.p.toFixed(4)}${g.test.meansP === null ? '' : `; means-based F test for comparison: p = ${g.test.meansP < 0.0001 ? '< 0.0001' : g.test.meansP.toFixed(4)}`}`;
   const load =
     g.load === null
       ? 'speedup vs load: not measurable (fewer than 3 rounds, or constant load)'

@@ -90,8 +90,12 @@ export interface CompareRecommendation {
 export type Verdict = RunVerdict | 'failed';
 
 export interface CompareTest {
-  /** The rank test of "no run effect" on the per-round log speedups: exact Mann-Whitney with two runs (statistic U), Kruskal-Wallis with more (statistic H on df = runs - 1). */
-  method: 'mann-whitney' | 'kruskal-wallis';
+  /**
+   * The rank test of "no run effect" on the per-round log speedups, allowing runs of unequal spread:
+   * Cliff's method with two runs (statistic: Cliff's delta), Kruskal-Wallis and the rank ATS with
+   * more, a run effect only when both find one (statistic: H on df = runs - 1; p: the larger).
+   */
+  method: 'cliff' | 'kruskal-wallis-and-ats';
   statistic: number | null;
   df: number;
   /** null when no test could be made. */

@@ -1,18 +1,24 @@
 // Is there run-to-run variation, and is it larger than the margin the user cares about? Three
 // questions about per-round values grouped by run, each answered by ranks so that one wild
 // round cannot decide it (benchfleet feeds it the per-round natural log speedups):
-// - a run effect at all: with two runs the exact two-sided Mann-Whitney test, with more the
+// - a run effect at all: with two runs Cliff's method (cliff-delta.ts), with more the
 //   Kruskal-Wallis test (midranks, its chi-square reading on k - 1 degrees of freedom; Hollander
-//   & Wolfe 1999, sections 4.1 and 6.1). The F test on ranks was tried and alarms in 5.2-5.5% of
-//   cases at 7 rounds (10% with 2 runs of 3); these stay at or below 5%;
+//   & Wolfe 1999, section 6.1) and the ANOVA-type statistic on ranks with each run's own
+//   variance (rank-ats.ts), a run effect only when both find one. Mann-Whitney and
+//   Kruskal-Wallis alone assume every run's rounds have one shape and alarm in about 6% of cases
+//   at the 5% level when one run is three times noisier than the others; Cliff's method and the
+//   ATS do not assume it. The F test on ranks was tried and alarms in 5.2-5.5% of cases at 7
+//   rounds (10% with 2 runs of 3);
 // - every two runs within the margin: for each pair, the Hodges-Lehmann shift with one-sided
 //   (1 - alpha) Moses bounds both inside (-margin, margin) (two one-sided tests, Schuirmann
 //   1987, combined over the pairs as an intersection-union test, Berger 1982);
 // - some two runs beyond the margin: some pair's two-sided (1 - alpha/P) Moses interval,
 //   P pairs (Bonferroni), lies wholly outside [-margin, margin].
 // docs/statistics.md gives the rule and its measured rates.
+import { cliffTest } from './cliff-delta.ts';
 import { chiSquareCdf, fSurvival } from './distributions.ts';
-import { mannWhitneyCdf, pairwiseDifferences, rankShift, type Shift } from './rank-shift.ts';
+import { rankAts } from './rank-ats.ts';
+import { pairwiseDifferences, rankShift, type Shift } from './rank-shift.ts';
 
 /**
  * - stable: every two runs shown within the margin, no run effect found;
@@ -43,8 +49,12 @@ export interface RunEffectTest {
   verdict: RunVerdict;
   /** Why, in one clause. */
   reason: string;
-  /** mann-whitney with two runs (statistic U of the first run), kruskal-wallis with more (statistic H on df = runs - 1). */
-  method: 'mann-whitney' | 'kruskal-wallis';
+  /**
+   * cliff with two runs (statistic: Cliff's delta of the first run against the second),
+   * kruskal-wallis-and-ats with more (statistic: Kruskal-Wallis H on df = runs - 1; p: the larger
+   * of Kruskal-Wallis' and the rank ATS's, so a run effect is found only when both find it).
+   */
+  method: 'cliff' | 'kruskal-wallis-and-ats';
   /** null when no test can be made. */
   statistic: number | null;
   df: number;
@@ -98,19 +108,20 @@ export function oneWayF(runs: readonly (readonly number[])[]): { f: number | nul
   return { f, df1, df2, p: fSurvival(f, df1, df2) };
 }
 
-/** The rank test of "no run effect": exact two-sided Mann-Whitney for two runs, Kruskal-Wallis (chi-square, k - 1 df) for more. */
+/**
+ * The rank test of "no run effect": Cliff's method for two runs; for more, Kruskal-Wallis
+ * (chi-square, k - 1 df) and the rank ATS, with the larger p (an intersection of the two tests:
+ * its level is at most either's, and the ATS keeps it when one run is noisier).
+ */
 function rankTest(runs: readonly (readonly number[])[]): { statistic: number; p: number } {
-  const ranks = midranks(runs);
   const k = runs.length;
+  if (k === 2) {
+    const cliff = cliffTest(runs[0] as number[], runs[1] as number[]);
+    return { statistic: cliff.delta, p: cliff.p };
+  }
+  const ranks = midranks(runs);
   const n = runs.map((r) => r.length);
   const total = n.reduce((a, b) => a + b, 0);
-  if (k === 2) {
-    const n1 = n[0] as number, n2 = n[1] as number;
-    const u = (ranks[0] as number[]).reduce((a, b) => a + b, 0) - (n1 * (n1 + 1)) / 2;
-    const lower = mannWhitneyCdf(Math.floor(u), n1, n2);
-    const upper = 1 - mannWhitneyCdf(Math.ceil(u) - 1, n1, n2);
-    return { statistic: u, p: Math.min(1, 2 * Math.min(lower, upper)) };
-  }
   const middle = (total + 1) / 2;
   let between = 0, all = 0;
   ranks.forEach((r) => {
@@ -119,13 +130,13 @@ function rankTest(runs: readonly (readonly number[])[]): { statistic: number; p:
     for (const v of r) all += (v - middle) ** 2;
   });
   const h = all > 0 ? ((total - 1) * between) / all : 0;
-  return { statistic: h, p: 1 - chiSquareCdf(h, k - 1) };
+  return { statistic: h, p: Math.max(1 - chiSquareCdf(h, k - 1), rankAts(runs).p) };
 }
 
 /** The verdict on per-round values grouped by run (`runs[i]` holds run i's rounds). */
 export function testRunEffect(runs: readonly (readonly number[])[], settings: RunEffectSettings): RunEffectTest {
   const k = runs.length;
-  const method = k === 2 ? 'mann-whitney' : 'kruskal-wallis';
+  const method = k === 2 ? 'cliff' : 'kruskal-wallis-and-ats';
   const none = (reason: string): RunEffectTest => ({ verdict: 'inconclusive', reason, method, statistic: null, df: Math.max(0, k - 1), p: null, meansP: null, widest: null, pairs: [] });
   if (k < 2) return none('one run: run-to-run variation is unknown until another run is compared');
   if (runs.some((r) => r.length < 2)) return none('a run has fewer than two rounds, so its own variation is unknown');

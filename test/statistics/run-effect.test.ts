@@ -88,14 +88,16 @@ test('runs that differ by exactly the margin are called stable in at most 5% of 
 });
 
 test('the rank statistics of small data sets are the hand-computed ones', () => {
-  // Two runs: U = 0 (every round of the first below every round of the second); exact
-  // two-sided p = 2 / C(6, 3) = 0.1. The Hodges-Lehmann shift is the median of the 9 differences -5..-1: -3.
+  // Two runs: every round of the first below every round of the second, Cliff's delta -1, and
+  // p = 2 (1/2)^3 = 0.25, where the exact binomial interval of 3 in 3 reaches 1/2. The
+  // Hodges-Lehmann shift is the median of the 9 differences -5..-1: -3.
   const two = testRunEffect([[1, 2, 3], [4, 5, 6]], settings);
-  assert.deepEqual([two.method, two.statistic, two.p], ['mann-whitney', 0, 0.1]);
+  assert.deepEqual([two.method, two.statistic, two.p], ['cliff', -1, 0.25]);
   assert.equal(two.widest?.estimate, -3);
   // Three runs: mean ranks 2, 5, 8 of 9; H = 8 x 3 (9 + 0 + 9) / 60 = 7.2 on 2 df, p = exp(-3.6).
+  // The runs are completely apart, so the rank ATS's p is 0 and Kruskal-Wallis' is the larger.
   const three = testRunEffect([[1, 2, 3], [4, 5, 6], [7, 8, 9]], settings);
-  assert.equal(three.method, 'kruskal-wallis');
+  assert.equal(three.method, 'kruskal-wallis-and-ats');
   assert.ok(Math.abs((three.statistic as number) - 7.2) < 1e-12);
   assert.equal(three.p, 1 - chiSquareCdf(7.2, 2));
   assert.ok(Math.abs((three.p) - Math.exp(-3.6)) < 1e-9);

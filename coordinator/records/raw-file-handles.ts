@@ -127,6 +127,7 @@ export class RawFileHandles {
 
   /** Close the least recently used idle handles until at most `limit` are open. */
   private async closeIdleBeyond(limit: number): Promise<void> {
+    if (this.files.size <= limit) return;
     for (const path of [...this.files.keys()]) {
       if (this.files.size <= limit) return;
       if (!this.busy(path)) await this.close(path);

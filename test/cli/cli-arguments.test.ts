@@ -1,14 +1,21 @@
 // The command line refuses unknown, misspelled and missing arguments before anything runs (one
 // error line, the command's usage line, exit 2), names the closest option of the command for a
 // misspelled flag, and a reader that closes the pipe early
-// (`benchfleet status | head -1`) ends it quietly. Every case spawns the real executable.
+// (`benchfleet status | head -1`) ends it quietly. The first refusal and the pipe and status
+// cases spawn the real executable; the other refusals run the CLI's main, which the executable
+// runs, all in one process (test/fixtures/cli-cases.ts), with the same environment.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { NO_AGENT } from '../../cli/agent-table.ts';
-import { runCli } from '../helpers/run-cli.ts';
+import { typeScriptExecArgv } from '../../shared/ts-runtime.ts';
+import type { CaseResult } from '../fixtures/cli-cases.ts';
+import { runCli, type CliResult } from '../helpers/run-cli.ts';
 import { startBenchfleet, type Proc } from '../helpers/processes.ts';
 import { tempDirSync } from '../helpers/temp-dir.ts';
 
@@ -17,6 +24,25 @@ let listener: Server;
 let connections = 0;
 let listenerUrl = '';
 const dir = tempDirSync({ after }, 'benchfleet-cli-');
+const env = (): NodeJS.ProcessEnv => ({ BENCHFLEET_COORDINATOR: listenerUrl, BENCHFLEET_TOKEN: 'a-token-that-is-long-enough-here' });
+
+/** The refusals run in one process: each argument list, and what the command line answered it. */
+const REFUSED: string[][] = [
+  ['harness', '--plan', 'deploy/plans/demo.json', '--out', join(dir, 'never'), '--nicee', '5'],
+  ['run', 'deploy/plans/demo.json'],
+  ['run', '--machines', 'a'],
+  ['status', '--jsno'],
+  ['cancel'],
+  ['results', 'r1', '--outt', 'x'],
+  ['agent', '--name', 'ryzen', '--nicee', '5'],
+  ['agent', '--name', 'ryzen', '--frobnicate'],
+  ['kernel', 'run', 'aes-cbc-decrypt', '--inptu', 'x', '--hepl', '--max-laod', '3'],
+  ['stauts'],
+];
+const answers = new Map<string, CaseResult>();
+/** Connections to the listener while the refusals ran in their process. */
+let connectionsOfRefusals = 0;
+
 before(async () => {
   listener = createServer((socket) => {
     connections++;
@@ -25,54 +51,65 @@ before(async () => {
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   const address = listener.address();
   listenerUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const fixture = fileURLToPath(new URL('../fixtures/cli-cases.ts', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [...typeScriptExecArgv(), fixture, JSON.stringify(REFUSED)], { env: { ...process.env, ...env() }, maxBuffer: 16 * 1024 * 1024 });
+  const results = JSON.parse(stdout) as CaseResult[];
+  assert.equal(results.length, REFUSED.length, 'an answer for every case');
+  REFUSED.forEach((args, i) => answers.set(JSON.stringify(args), results[i] as CaseResult));
+  connectionsOfRefusals = connections;
 });
 after(() => new Promise<void>((resolve) => listener.close(() => resolve())));
 
-const env = (): NodeJS.ProcessEnv => ({ BENCHFLEET_COORDINATOR: listenerUrl, BENCHFLEET_TOKEN: 'a-token-that-is-long-enough-here' });
-
-async function assertRefused(args: string[], message: RegExp, usage: RegExp): Promise<void> {
-  const before = connections;
-  const result = await runCli(args, { env: env() });
+function assertRefusedAs(args: string[], result: CliResult, message: RegExp, usage: RegExp): void {
   assert.equal(result.code, 2, `exit code of ${args.join(' ')}; stderr: ${result.stderr}`);
   assert.equal(result.stdout, '');
   const lines = result.stderr.trimEnd().split('\n');
   assert.equal(lines.length, 2, `one error line and one usage line, got:\n${result.stderr}`);
   assert.match(lines[0] ?? '', message);
   assert.match(lines[1] ?? '', usage);
-  assert.equal(connections, before, `${args.join(' ')} contacted the coordinator`);
 }
 
-test('run with an unknown flag (--dry-run) stops before contacting the coordinator', async () => {
-  await assertRefused(['run', 'deploy/plans/demo.json', '--machines', 'a', '--dry-run'], /^Error \[USAGE\]: unknown option --dry-run$/, /^Usage: benchfleet run <plan> \[options\]; `benchfleet run --help` lists every option$/);
+/** A refusal run with the others in one process: its answer, and no connection from any of them. */
+function assertRefused(args: string[], message: RegExp, usage: RegExp): void {
+  const result = answers.get(JSON.stringify(args));
+  assert.ok(result, `${args.join(' ')} is one of the cases run`);
+  assertRefusedAs(args, result, message, usage);
+  assert.equal(connectionsOfRefusals, 0, 'a refused command contacted the coordinator');
+}
+
+test('run with an unknown flag (--dry-run) stops before contacting the coordinator, as the executable', async () => {
+  const args = ['run', 'deploy/plans/demo.json', '--machines', 'a', '--dry-run'];
+  const before = connections;
+  assertRefusedAs(args, await runCli(args, { env: env() }), /^Error \[USAGE\]: unknown option --dry-run$/, /^Usage: benchfleet run <plan> \[options\]; `benchfleet run --help` lists every option$/);
+  assert.equal(connections, before, `${args.join(' ')} contacted the coordinator`);
 });
 
 test('harness with a misspelled flag (--nicee 5) stops before it runs or writes anything, and names --nice', async () => {
-  const out = join(dir, 'never');
-  await assertRefused(['harness', '--plan', 'deploy/plans/demo.json', '--out', out, '--nicee', '5'], /^Error \[USAGE\]: unknown option --nicee; did you mean --nice\?$/, /^Usage: benchfleet harness \[options\]/);
+  assertRefused(['harness', '--plan', 'deploy/plans/demo.json', '--out', join(dir, 'never'), '--nicee', '5'], /^Error \[USAGE\]: unknown option --nicee; did you mean --nice\?$/, /^Usage: benchfleet harness \[options\]/);
   assert.deepEqual(await readdir(dir), []);
 });
 
-test('run without the required --machines or without a plan stops with what is missing', async () => {
-  await assertRefused(['run', 'deploy/plans/demo.json'], /^Error \[USAGE\]: Missing required argument: machines$/, /^Usage: benchfleet run <plan>/);
-  await assertRefused(['run', '--machines', 'a'], /^Error \[USAGE\]: Not enough non-option arguments/, /^Usage: benchfleet run <plan>/);
+test('run without the required --machines or without a plan stops with what is missing', () => {
+  assertRefused(['run', 'deploy/plans/demo.json'], /^Error \[USAGE\]: Missing required argument: machines$/, /^Usage: benchfleet run <plan>/);
+  assertRefused(['run', '--machines', 'a'], /^Error \[USAGE\]: Not enough non-option arguments/, /^Usage: benchfleet run <plan>/);
 });
 
-test('status, cancel and results refuse unknown flags and missing run ids', async () => {
-  await assertRefused(['status', '--jsno'], /^Error \[USAGE\]: unknown option --jsno; did you mean --json\?$/, /^Usage: benchfleet status \[options\]/);
-  await assertRefused(['cancel'], /^Error \[USAGE\]: Not enough non-option arguments/, /^Usage: benchfleet cancel <run>/);
+test('status, cancel and results refuse unknown flags and missing run ids', () => {
+  assertRefused(['status', '--jsno'], /^Error \[USAGE\]: unknown option --jsno; did you mean --json\?$/, /^Usage: benchfleet status \[options\]/);
+  assertRefused(['cancel'], /^Error \[USAGE\]: Not enough non-option arguments/, /^Usage: benchfleet cancel <run>/);
   // The misspelling is why --out is missing: it is named first.
-  await assertRefused(['results', 'r1', '--outt', 'x'], /^Error \[USAGE\]: unknown option --outt; did you mean --out\?$/, /^Usage: benchfleet results <run>/);
+  assertRefused(['results', 'r1', '--outt', 'x'], /^Error \[USAGE\]: unknown option --outt; did you mean --out\?$/, /^Usage: benchfleet results <run>/);
 });
 
-test('a misspelled flag gets the closest option of its own command, a far-off one no suggestion', async () => {
-  await assertRefused(['agent', '--name', 'ryzen', '--nicee', '5'], /^Error \[USAGE\]: unknown option --nicee; did you mean --nice\?$/, /^Usage: benchfleet agent \[options\]/);
-  await assertRefused(['agent', '--name', 'ryzen', '--frobnicate'], /^Error \[USAGE\]: unknown option --frobnicate$/, /^Usage: benchfleet agent \[options\]/);
+test('a misspelled flag gets the closest option of its own command, a far-off one no suggestion', () => {
+  assertRefused(['agent', '--name', 'ryzen', '--nicee', '5'], /^Error \[USAGE\]: unknown option --nicee; did you mean --nice\?$/, /^Usage: benchfleet agent \[options\]/);
+  assertRefused(['agent', '--name', 'ryzen', '--frobnicate'], /^Error \[USAGE\]: unknown option --frobnicate$/, /^Usage: benchfleet agent \[options\]/);
   // A subcommand's own options: `kernel run` has --input, which `agent` has not.
-  await assertRefused(['kernel', 'run', 'aes-cbc-decrypt', '--inptu', 'x', '--hepl', '--max-laod', '3'], /^Error \[USAGE\]: unknown options --inptu \(did you mean --input\?\), --hepl \(did you mean --help\?\), --max-laod$/, /^Usage: benchfleet kernel/);
+  assertRefused(['kernel', 'run', 'aes-cbc-decrypt', '--inptu', 'x', '--hepl', '--max-laod', '3'], /^Error \[USAGE\]: unknown options --inptu \(did you mean --input\?\), --hepl \(did you mean --help\?\), --max-laod$/, /^Usage: benchfleet kernel/);
 });
 
-test('a misspelled command is refused with a suggestion', async () => {
-  await assertRefused(['stauts'], /^Error \[USAGE\]: Did you mean status\?$/, /^Usage: benchfleet <command> \[options\]; `benchfleet --help` lists the commands$/);
+test('a misspelled command is refused with a suggestion', () => {
+  assertRefused(['stauts'], /^Error \[USAGE\]: Did you mean status\?$/, /^Usage: benchfleet <command> \[options\]; `benchfleet --help` lists the commands$/);
 });
 
 test('a command whose reader has closed the pipe ends quietly, with no EPIPE stack trace', async () => {

@@ -162,7 +162,8 @@ export class WorkerPool<J, R> {
         this.#send(thread, next);
       }
     }
-    if (this.#waiting.length > 0 && !this.#closed && this.#threads.size < this.#options.threads) {
+    // Also once closed: the jobs waiting were given before, and a thread that died left them.
+    if (this.#waiting.length > 0 && this.#threads.size < this.#options.threads) {
       if (this.#script === null) void this.#prepareThenDispatch();
       else {
         const wanted = Math.min(this.#options.threads - this.#threads.size, Math.ceil(this.#waiting.length / this.#perThread));

@@ -197,3 +197,20 @@ test('close waits for the jobs given, then ends every thread; a closed pool take
     );
   });
 });
+
+test('a thread that dies while the pool closes leaves the jobs given before to a new thread, and close still ends every thread', { timeout: 60_000 }, async () => {
+  await watchingThreads(async (started) => {
+    const jobs = pool({ threads: 1 });
+    const exiting = jobs.run({ kind: 'exit', code: 5 });
+    const waiting = jobs.run({ kind: 'square', n: 7 });
+    const closing = jobs.close();
+    await assert.rejects(exiting, { message: stopped(5) });
+    assert.equal((await waiting).value, 49);
+    await closing;
+    assert.equal(started.length, 2);
+    assert.deepEqual(
+      started.map((w) => w.threadId),
+      [-1, -1],
+    );
+  });
+});

@@ -29,24 +29,13 @@ export interface RecordIntakeOptions {
 }
 
 export class RecordIntake {
-  private readonly store: RunStore;
-  private readonly lifecycle: RunLifecycle;
-  private readonly sink: RecordSink;
-  private readonly plans: RunPlans;
-  private readonly cancel: (machine: string, runId: string) => void;
-  private readonly heardFrom: (runId: string, machine: string) => void;
-  private readonly loaded: Promise<void>;
+  /** What it works with (see RecordIntakeOptions). */
+  private readonly deps: RecordIntakeOptions;
   /** Per run, the record batches taken (past checkWantsRecords) and not yet answered: finalization waits for them. */
   private readonly inFlight = new Map<string, Set<Promise<unknown>>>();
 
   constructor(options: RecordIntakeOptions) {
-    this.store = options.store;
-    this.lifecycle = options.lifecycle;
-    this.sink = options.sink;
-    this.plans = options.plans;
-    this.cancel = options.cancel;
-    this.heardFrom = options.heardFrom;
-    this.loaded = options.loaded;
+    this.deps = options;
   }
 
   async records(machine: string, bytes: unknown): Promise<BatchAck> {
@@ -54,10 +43,10 @@ export class RecordIntake {
     // The progress the batch carries is taken as a run:progress, here, as it arrives: in the
     // order the agent sent it among its run:progress messages (after the write, an older count
     // could land after a newer one). Its trouble is logged, never the batch's answer.
-    if (batch.progress && this.lifecycle.has(batch.runId)) this.takeProgress(machine, { runId: batch.runId, ...batch.progress }).catch((error: unknown) => log.warn(`agent ${machine}: ignored the progress of a batch: ${errorMessage(error)}`));
-    await this.loaded;
-    this.lifecycle.checkWantsRecords(batch.runId, machine);
-    this.heardFrom(batch.runId, machine);
+    if (batch.progress && this.deps.lifecycle.has(batch.runId)) this.takeProgress(machine, { runId: batch.runId, ...batch.progress }).catch((error: unknown) => log.warn(`agent ${machine}: ignored the progress of a batch: ${errorMessage(error)}`));
+    await this.deps.loaded;
+    this.deps.lifecycle.checkWantsRecords(batch.runId, machine);
+    this.deps.heardFrom(batch.runId, machine);
     // Taken: registered in the same step as the check, so a finalization that a cancel starts
     // from now on waits for this batch's write and its line count (run.json never lags the file).
     const task = this.takeRecords(machine, batch);
@@ -72,17 +61,17 @@ export class RecordIntake {
   }
 
   private async takeRecords(machine: string, batch: RecordBatch): Promise<BatchAck> {
-    const { planSha256, state } = this.lifecycle.machineState(batch.runId, machine);
-    if (state === 'assigned') await this.lifecycle.machineStarted(batch.runId, machine);
-    const path = this.store.rawPath(batch.runId, machine, batch.policy);
+    const { planSha256, state } = this.deps.lifecycle.machineState(batch.runId, machine);
+    if (state === 'assigned') await this.deps.lifecycle.machineStarted(batch.runId, machine);
+    const path = this.deps.store.rawPath(batch.runId, machine, batch.policy);
     try {
-      const result = await this.sink.append(path, batch, { planSha256, machine, plan: await this.plans.plan(batch.runId) });
-      this.lifecycle.linesWritten(batch.runId, machine, batch.policy, result.next);
+      const result = await this.deps.sink.append(path, batch, { planSha256, machine, plan: await this.deps.plans.plan(batch.runId) });
+      this.deps.lifecycle.linesWritten(batch.runId, machine, batch.policy, result.next);
       if (result.duplicates > 0) log.debug(`${machine}/${batch.policy}: dropped ${result.duplicates} duplicate lines`);
       return { ok: true, next: result.next };
     } catch (error) {
       const failure = error instanceof BenchfleetError ? error : new BenchfleetError('INTERNAL', errorMessage(error));
-      return { ok: false, code: failure.code, message: failure.message, next: await this.sink.nextSeq(path).catch(() => null) };
+      return { ok: false, code: failure.code, message: failure.message, next: await this.deps.sink.nextSeq(path).catch(() => null) };
     }
   }
 
@@ -94,39 +83,39 @@ export class RecordIntake {
 
   async progress(machine: string, raw: unknown): Promise<void> {
     const p = validateProgress(raw);
-    this.heardFrom(p.runId, machine);
-    if (this.lifecycle.has(p.runId)) await this.takeProgress(machine, p);
+    this.deps.heardFrom(p.runId, machine);
+    if (this.deps.lifecycle.has(p.runId)) await this.takeProgress(machine, p);
   }
 
   private takeProgress(machine: string, p: RunProgress): Promise<void> {
-    return this.lifecycle.progress(p.runId, machine, p.done, p.total, p.waiting ?? null);
+    return this.deps.lifecycle.progress(p.runId, machine, p.done, p.total, p.waiting ?? null);
   }
 
   /** Where the coordinator's copy of `machine`'s run stands; a cancelled machine is told to stop. */
   async resumePoint(machine: string, rawId: unknown): Promise<ResumePoint> {
     const runId = validateRunId(rawId);
-    this.heardFrom(runId, machine);
+    this.deps.heardFrom(runId, machine);
     // Before the runs are loaded every run would look unknown, and the agent would stop its harness.
-    await this.loaded;
-    if (!this.lifecycle.has(runId)) return { runId, next: {}, wanted: false };
+    await this.deps.loaded;
+    if (!this.deps.lifecycle.has(runId)) return { runId, next: {}, wanted: false };
     // One machine's state, not a copy of the run: a thousand agents resume after a restart.
-    const m = this.lifecycle.machineState(runId, machine);
+    const m = this.deps.lifecycle.machineState(runId, machine);
     if (m.state === null) return { runId, next: {}, wanted: false };
-    const plan = await this.plans.plan(runId);
+    const plan = await this.deps.plans.plan(runId);
     const next: Partial<Record<Policy, number>> = {};
-    for (const policy of plan.policies) next[policy] = await this.sink.nextSeq(this.store.rawPath(runId, machine, policy));
-    if (m.state === 'cancelled') this.cancel(machine, runId);
-    else if (m.state === 'assigned') await this.lifecycle.machineStarted(runId, machine);
+    for (const policy of plan.policies) next[policy] = await this.deps.sink.nextSeq(this.deps.store.rawPath(runId, machine, policy));
+    if (m.state === 'cancelled') this.deps.cancel(machine, runId);
+    else if (m.state === 'assigned') await this.deps.lifecycle.machineStarted(runId, machine);
     const wanted = !isTerminal(m.state) && m.state !== 'queued';
     return { runId, next, wanted, state: m.state, ...(wanted ? {} : { message: m.message ?? `this machine's part of the run is ${m.state}` }) };
   }
 
   async finished(machine: string, raw: unknown): Promise<void> {
     const finished = validateFinished(raw);
-    await this.loaded;
+    await this.deps.loaded;
     const { runId } = finished;
     // The machine's state alone, not a copy of the run: a thousand machines finish together.
-    const { state } = this.lifecycle.machineState(runId, machine);
+    const { state } = this.deps.lifecycle.machineState(runId, machine);
     if (state === null) throw new BenchfleetError('UNKNOWN_MACHINE', `run ${runId} was not assigned to ${machine}`);
     // A machine that has already ended (cancelled, failed by its deadline) takes the end as it is.
     if (isTerminal(state)) return;
@@ -134,12 +123,12 @@ export class RecordIntake {
     let samples = 0;
     if (finished.status === 'completed') samples = await this.checkComplete(runId, machine, finished.lines);
     for (const [policy, count] of Object.entries(finished.lines) as [Policy, number][]) {
-      const path = this.store.rawPath(runId, machine, policy);
-      const have = await this.sink.nextSeq(path);
+      const path = this.deps.store.rawPath(runId, machine, policy);
+      const have = await this.deps.sink.nextSeq(path);
       if (have < count) throw new BenchfleetError('PROTOCOL', `${policy}: the coordinator has ${have} of ${count} lines; resend the rest before finishing`);
       lines[policy] = have;
     }
-    const after = await this.lifecycle.machineFinished(runId, machine, finished.status, finished.message ?? null, { lines, samples });
+    const after = await this.deps.lifecycle.machineFinished(runId, machine, finished.status, finished.message ?? null, { lines, samples });
     log.info(`${machine} finished run ${runId}: ${after.machines[machine]?.state ?? '?'}`);
   }
 
@@ -150,13 +139,13 @@ export class RecordIntake {
    * since the plan check takes no other and a redone round replaces the interrupted one.
    */
   private async checkComplete(runId: string, machine: string, claimed: Partial<Record<Policy, number>>): Promise<number> {
-    const plan = await this.plans.plan(runId);
+    const plan = await this.deps.plans.plan(runId);
     const unlisted = plan.policies.filter((p) => claimed[p] === undefined);
     if (unlisted.length > 0) throw new BenchfleetError('PROTOCOL', `finished.lines: a completed run lists every policy of its plan; ${unlisted.join(', ')} missing`);
     let samples = 0;
     for (const policy of plan.policies) {
-      const path = this.store.rawPath(runId, machine, policy);
-      const { count, first, planned } = await this.sink.plans.missing(path, await this.sink.nextSeq(path), plan);
+      const path = this.deps.store.rawPath(runId, machine, policy);
+      const { count, first, planned } = await this.deps.sink.plans.missing(path, await this.deps.sink.nextSeq(path), plan);
       if (count > 0) throw new BenchfleetError('PROTOCOL', `finished.status: completed, but ${policy} lacks ${count} planned sample${count > 1 ? 's' : ''} (${first.join(', ')}${count > first.length ? ', ...' : ''}); deliver them or finish as failed`);
       samples += planned;
     }

@@ -30,22 +30,15 @@ export interface PlanSenderOptions {
 }
 
 export class PlanSender {
-  private readonly lifecycle: RunLifecycle;
-  private readonly plans: RunPlans;
-  private readonly agents: AgentLink;
-  private readonly assignTimeoutMs: number;
-  private readonly loaded: Promise<void>;
+  /** What it works with (see PlanSenderOptions). */
+  private readonly deps: PlanSenderOptions;
   /** Plans on their way, as `runId/machine`: a machine is sent one run's plan once at a time. */
   private readonly offering = new Set<string>();
   /** Of those, the ones whose agent connected again meanwhile: the answer may be lost with the old link, so send once more. */
   private readonly reoffer = new Set<string>();
 
   constructor(options: PlanSenderOptions) {
-    this.lifecycle = options.lifecycle;
-    this.plans = options.plans;
-    this.agents = options.agents;
-    this.assignTimeoutMs = options.assignTimeoutMs;
-    this.loaded = options.loaded;
+    this.deps = options;
   }
 
   /**
@@ -73,30 +66,30 @@ export class PlanSender {
       this.offering.delete(key);
       this.reoffer.delete(key);
     }
-    if (![...this.offering].some((k) => k.startsWith(`${runId}/`))) await this.lifecycle.assignmentsAnswered(runId).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
+    if (![...this.offering].some((k) => k.startsWith(`${runId}/`))) await this.deps.lifecycle.assignmentsAnswered(runId).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
   }
 
   private async send(runId: string, machine: string): Promise<void> {
     // The machine's state alone: a copy of the whole run per machine is quadratic in a fleet's size.
-    const { planSha256, state } = this.lifecycle.machineState(runId, machine);
+    const { planSha256, state } = this.deps.lifecycle.machineState(runId, machine);
     if (state !== 'assigned') return;
-    const planText = await this.plans.text(runId);
+    const planText = await this.deps.plans.text(runId);
     let taken: boolean;
     try {
-      taken = await this.agents.assign(machine, { runId, machine, planText, planSha256 }, this.assignTimeoutMs);
+      taken = await this.deps.agents.assign(machine, { runId, machine, planText, planSha256 }, this.deps.assignTimeoutMs);
     } catch (refusal) {
-      await this.lifecycle.assignmentRefused(runId, machine, errorMessage(refusal));
+      await this.deps.lifecycle.assignmentRefused(runId, machine, errorMessage(refusal));
       return;
     }
-    if (taken) await this.lifecycle.machineStarted(runId, machine);
+    if (taken) await this.deps.lifecycle.machineStarted(runId, machine);
     else log.info(`run ${runId}: ${machine} has not taken its plan yet; it is sent again when its agent connects`);
   }
 
   /** The machines of `runId` that wait for their plan and are online now get it. */
   async offerWaiting(runId: string): Promise<void> {
-    const run = this.lifecycle.get(runId);
-    const online = Object.entries(run.machines).filter(([machine, m]) => m.state === 'assigned' && this.agents.isOnline(machine));
-    if (online.length === 0) await this.lifecycle.assignmentsAnswered(runId).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
+    const run = this.deps.lifecycle.get(runId);
+    const online = Object.entries(run.machines).filter(([machine, m]) => m.state === 'assigned' && this.deps.agents.isOnline(machine));
+    if (online.length === 0) await this.deps.lifecycle.assignmentsAnswered(runId).catch((error: unknown) => log.error(`run ${runId}: ${errorMessage(error)}`));
     else await Promise.all(online.map(([machine]) => this.offer(runId, machine)));
   }
 
@@ -108,9 +101,9 @@ export class PlanSender {
    * plan it holds as done.
    */
   async agentConnected(machine: string): Promise<void> {
-    await this.loaded;
+    await this.deps.loaded;
     await Promise.all(
-      this.lifecycle.awaitingPlan(machine).map((runId) => {
+      this.deps.lifecycle.awaitingPlan(machine).map((runId) => {
         log.info(`run ${runId}: sending ${machine} its plan again (it has not taken it yet)`);
         return this.offer(runId, machine, true);
       }),

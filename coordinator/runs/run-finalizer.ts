@@ -35,33 +35,26 @@ export interface FinalizerOptions {
 }
 
 export class RunFinalizer {
-  private readonly store: RunStore;
-  private readonly lifecycle: RunLifecycle;
-  private readonly runIndex: IndexKeeper;
-  private readonly release: (runId: string) => Promise<void>;
-  private readonly onReport: FinalizerOptions['onReport'];
+  /** What it works with (see FinalizerOptions). */
+  private readonly deps: FinalizerOptions;
   private readonly finalizing = new Map<string, Promise<void>>();
   /** Finalizations that failed, waiting for their next attempt. */
   private readonly retries = new Map<string, NodeJS.Timeout>();
 
   constructor(options: FinalizerOptions) {
-    this.store = options.store;
-    this.lifecycle = options.lifecycle;
-    this.runIndex = options.runIndex;
-    this.release = options.release;
-    this.onReport = options.onReport;
+    this.deps = options;
   }
 
   /** Finalize `runId` unless that is under way already (see the top of this file). */
   finalize(runId: string, attempt = 0): void {
     if (this.finalizing.has(runId)) return;
     const task = this.finalizeOnce(runId).then(
-      () => this.lifecycle.finalizingProblem(runId, null),
+      () => this.deps.lifecycle.finalizingProblem(runId, null),
       (error: unknown) => {
         const delayMs = Math.min(FINALIZE_RETRY_MAX_MS, FINALIZE_RETRY_FIRST_MS * 2 ** attempt);
         const problem = `finalizing failed: ${errorMessage(error)}; retrying in ${delayMs / 1000} s`;
         log.error(`run ${runId}: ${problem}`);
-        this.lifecycle.finalizingProblem(runId, problem);
+        this.deps.lifecycle.finalizingProblem(runId, problem);
         const timer = setTimeout(() => {
           this.retries.delete(runId);
           this.finalizing.delete(runId);
@@ -74,16 +67,16 @@ export class RunFinalizer {
   }
 
   private async finalizeOnce(runId: string): Promise<void> {
-    const dir = this.store.runDir(runId);
+    const dir = this.deps.store.runDir(runId);
     // A batch taken just before a cancel is written after it: wait, so its lines are counted
     // in run.json and in the summaries, and the sink's handles of the run are closed.
-    await this.release(runId);
-    let run = this.lifecycle.get(runId);
+    await this.deps.release(runId);
+    let run = this.deps.lifecycle.get(runId);
     if (run.state === 'delivering') {
       try {
         // In worker threads; its progress shows in the run's `summarized` (status, dashboard, followers).
         await writeDerivedFiles(dir, run, (done, total) => {
-          this.lifecycle.finalizing(runId, done, total);
+          this.deps.lifecycle.finalizing(runId, done, total);
           if (done === total || done % 50 === 0) log.info(`run ${runId}: ${done} of ${total} raw files summarized`);
         });
       } catch (error) {
@@ -92,12 +85,12 @@ export class RunFinalizer {
         if (storageErrorCode(error) !== null) throw error;
         log.error(`run ${runId}: could not write summaries and report: ${errorMessage(error)}`);
       }
-      run = await this.lifecycle.finish(runId);
+      run = await this.deps.lifecycle.finish(runId);
     }
     // A crash between a write and its rename left a temporary: the run folder ends without it.
     for (const folder of [dir, ...Object.keys(run.machines).map((m) => join(dir, m))]) await removeStaleTemporaries(folder);
     await writeManifest(dir);
-    this.runIndex.runFinalized(runId);
+    this.deps.runIndex.runFinalized(runId);
     log.info(`run ${runId}: ${run.state}`);
     await this.sendReport(runId);
   }
@@ -106,30 +99,30 @@ export class RunFinalizer {
   async sendReport(runId: string): Promise<void> {
     let markdown: string;
     try {
-      markdown = await readFile(join(this.store.runDir(runId), REPORT_FILE), 'utf8');
+      markdown = await readFile(join(this.deps.store.runDir(runId), REPORT_FILE), 'utf8');
     } catch {
       markdown = `No report could be written for run ${runId}; see the coordinator's log.\n`;
     }
-    this.onReport({ runId, markdown, dir: this.store.runDir(runId) });
+    this.deps.onReport({ runId, markdown, dir: this.deps.store.runDir(runId) });
   }
 
   /** Whether the run's manifest is written: the last file its finalization writes. */
   async hasManifest(runId: string): Promise<boolean> {
-    return stat(join(this.store.runDir(runId), MANIFEST_FILE)).then(() => true, () => false);
+    return stat(join(this.deps.store.runDir(runId), MANIFEST_FILE)).then(() => true, () => false);
   }
 
   /** A run that is final once finalization is through, for followers that arrive late. */
   async isFinal(runId: string): Promise<boolean> {
     await this.finalizing.get(runId);
-    return isTerminal(this.lifecycle.stateOf(runId)) && (await this.hasManifest(runId));
+    return isTerminal(this.deps.lifecycle.stateOf(runId)) && (await this.hasManifest(runId));
   }
 
   /** The folder of a finished run, for the file routes. */
   async finishedRunDir(runId: string): Promise<string> {
     if (!(await this.isFinal(runId))) {
-      throw new BenchfleetError('RUN_NOT_FINISHED', `run ${runId} has not finished yet (${this.lifecycle.stateOf(runId)}); its files can be copied once it has (\`benchfleet status\` shows where it stands)`);
+      throw new BenchfleetError('RUN_NOT_FINISHED', `run ${runId} has not finished yet (${this.deps.lifecycle.stateOf(runId)}); its files can be copied once it has (\`benchfleet status\` shows where it stands)`);
     }
-    return this.store.runDir(runId);
+    return this.deps.store.runDir(runId);
   }
 
   /** No retry starts from now on; the finalizations under way end. */

@@ -32,24 +32,13 @@ export interface RunStarterOptions {
 }
 
 export class RunStarter {
-  private readonly store: RunStore;
-  private readonly lifecycle: RunLifecycle;
-  private readonly registry: Pick<AgentRegistry, 'known'>;
-  private readonly isOnline: (machine: string) => boolean;
-  private readonly sender: PlanSender;
-  private readonly sink: Pick<RecordSink, 'knownEmpty'>;
-  private readonly loaded: Promise<void>;
+  /** What it works with (see RunStarterOptions). */
+  private readonly deps: RunStarterOptions;
   /** Per machine, the tail of its queue decisions: one at a time, so a free machine starts one run, not two. */
   private readonly starting = new Map<string, Promise<unknown>>();
 
   constructor(options: RunStarterOptions) {
-    this.store = options.store;
-    this.lifecycle = options.lifecycle;
-    this.registry = options.registry;
-    this.isOnline = options.isOnline;
-    this.sender = options.sender;
-    this.sink = options.sink;
-    this.loaded = options.loaded;
+    this.deps = options;
   }
 
   async startRun(rawRequest: unknown): Promise<RunStarted> {
@@ -63,16 +52,16 @@ export class RunStarter {
     // A module the plan carries must keep the context contract (MODULE_REFUSED names what broke it) before any machine is sent it.
     checkPlanModules(parsePlan(planJson, kernelNames()).modules);
     const machines = [...new Set(request.machines)];
-    const unknown = machines.filter((m) => !this.registry.known(m));
+    const unknown = machines.filter((m) => !this.deps.registry.known(m));
     if (unknown.length > 0) throw new BenchfleetError('UNKNOWN_MACHINE', `unknown machine${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; \`benchfleet status\` lists the agents`);
-    const offline = machines.filter((m) => !this.isOnline(m));
+    const offline = machines.filter((m) => !this.deps.isOnline(m));
     if (offline.length > 0) throw new BenchfleetError('MACHINE_OFFLINE', `offline machine${offline.length > 1 ? 's' : ''}: ${offline.join(', ')}; start their agents first`);
     const planSha256 = createHash('sha256').update(request.planText).digest('hex');
     const { runIds } = await this.queueRuns(request.planText, planSha256, machines, request.runs);
     const first = runIds[0];
     if (!first) throw new BenchfleetError('USAGE', 'no run to start');
     // Where the first run stands once every free machine has taken its plan: queued machines say their place.
-    const queue = Object.fromEntries(Object.entries(this.lifecycle.get(first).machines).flatMap(([m, s]) => (s.queue === undefined ? [] : [[m, s.queue]])));
+    const queue = Object.fromEntries(Object.entries(this.deps.lifecycle.get(first).machines).flatMap(([m, s]) => (s.queue === undefined ? [] : [[m, s.queue]])));
     return { runId: first, runIds, planSha256, queue };
   }
 
@@ -83,9 +72,9 @@ export class RunStarter {
    * waited for here.
    */
   async queueRuns(planText: string, planSha256: string, machines: readonly string[], count: number, newId: () => string = () => newRunId()): Promise<{ runIds: string[] }> {
-    const runs = await this.lifecycle.createSeries(planText, planSha256, machines, count, newId);
+    const runs = await this.deps.lifecycle.createSeries(planText, planSha256, machines, count, newId);
     // Before any machine is assigned: their first batches then read nothing from disk.
-    this.sink.knownEmpty(this.store.takeMadeFolders());
+    this.deps.sink.knownEmpty(this.deps.store.takeMadeFolders());
     const runIds = runs.map((r) => r.runId);
     log.info(`run${runIds.length > 1 ? 's' : ''} ${runIds.join(', ')}: plan ${planSha256.slice(0, 12)} on ${machines.length <= 20 ? machines.join(', ') : `${machines.length} machines`}`);
     await Promise.all(machines.map((machine) => this.startNext(machine)));
@@ -94,7 +83,7 @@ export class RunStarter {
 
   /** Each of `machines` that waits in a queue starts its next run if it is free (in the background). */
   startWaiting(machines: readonly string[]): void {
-    const waiting = new Set(this.lifecycle.queuedMachines());
+    const waiting = new Set(this.deps.lifecycle.queuedMachines());
     for (const machine of machines) if (waiting.has(machine)) background(log, `starting the next run of ${machine}`, this.startNext(machine));
   }
 
@@ -108,18 +97,18 @@ export class RunStarter {
   private startNext(machine: string): Promise<void> {
     const previous = this.starting.get(machine) ?? Promise.resolve();
     const assigned = previous.then(async (): Promise<string | null> => {
-      await this.loaded;
-      if (this.lifecycle.activeRun(machine) !== null) return null;
-      const runId = this.lifecycle.nextInQueue(machine);
+      await this.deps.loaded;
+      if (this.deps.lifecycle.activeRun(machine) !== null) return null;
+      const runId = this.deps.lifecycle.nextInQueue(machine);
       if (runId === null) return null;
       log.info(`run ${runId}: ${machine} is free; starting its part`);
-      await this.lifecycle.machineAssigned(runId, machine);
+      await this.deps.lifecycle.machineAssigned(runId, machine);
       return runId;
     });
     this.starting.set(machine, assigned.then(() => undefined, () => undefined));
     background(log, `sending ${machine} its plan`, async () => {
       const runId = await assigned.catch(() => null);
-      if (runId !== null) await this.sender.offer(runId, machine);
+      if (runId !== null) await this.deps.sender.offer(runId, machine);
     });
     return assigned.then(() => undefined);
   }

@@ -120,6 +120,11 @@ class MachineFamily {
     this.detection = FamilyDetection.resume(this.detection.snapshot(), DEFAULT_DETECTION);
   }
 
+  /** An independent copy, to go on from here apart from this one. */
+  clone(): MachineFamily {
+    return new MachineFamily([...this.names], FamilyDetection.resume(this.detection.snapshot(), DEFAULT_DETECTION));
+  }
+
   /** The changes flagged so far, by cell name (cells without any left out). */
   changes(): string {
     const out: Record<string, DetectedChange[]> = {};
@@ -151,6 +156,8 @@ interface Live {
   count: number;
   last: [string, string] | null;
   families: Map<string, MachineFamily>;
+  /** During a rebuild, the plan keys whose runs so far are these same runs (a plan's name and its one hash), which share this state. */
+  keys: Set<string>;
 }
 
 interface RunRowOfPlan { run_key: number; run_id: string; manifest_sha256: string; created_at: string }
@@ -205,21 +212,11 @@ export class FamilyDetections {
       if (list === undefined) byMachine.set(c.machine, (list = []));
       list.push(c);
     }
-    const position: [string, string] = [run.createdAt, run.runId];
+    if (this.live !== null) {
+      this.rebuildPut(this.live, run, [run.createdAt, run.runId], byMachine);
+      return;
+    }
     for (const key of planKeysOf(run)) {
-      if (this.live !== null) {
-        // A rebuild: runs come in folder order, which is history order unless ids and times disagree.
-        if (this.stale.has(key)) continue;
-        const l = this.live.get(key) ?? { fingerprint: '', count: 0, last: null, families: new Map<string, MachineFamily>() };
-        if (l.last !== null && !after(position, l.last)) {
-          this.stale.add(key);
-          continue;
-        }
-        this.take(l, run, byMachine);
-        l.last = position;
-        this.live.set(key, l);
-        continue;
-      }
       const runs = planRunRows(this.db, key);
       const at = runs.findIndex((r) => r.run_id === run.runId);
       const l = at === runs.length - 1 ? this.load(key) : null;
@@ -230,6 +227,44 @@ export class FamilyDetections {
       l.count = at;
       this.take(l, run, byMachine);
       this.write(key, l);
+    }
+  }
+
+  /**
+   * A rebuild's run: runs come in folder order, which is history order unless ids and times
+   * disagree (that plan key is then recomputed at the end). A plan's name and its hash usually
+   * hold the same runs: while they do, they share one state and the rule runs once for both.
+   */
+  private rebuildPut(live: Map<string, Live>, run: FamilyRun, position: [string, string], byMachine: ReadonlyMap<string, FamilyCell[]>): void {
+    const keys = planKeysOf(run).filter((key) => {
+      if (this.stale.has(key)) return false;
+      const last = live.get(key)?.last ?? null;
+      if (last === null || after(position, last)) return true;
+      this.stale.add(key);
+      const l = live.get(key);
+      l?.keys.delete(key);
+      live.delete(key);
+      return false;
+    });
+    const fresh = keys.filter((key) => !live.has(key));
+    if (fresh.length > 0) {
+      const l: Live = { fingerprint: '', count: 0, last: null, families: new Map(), keys: new Set(fresh) };
+      for (const key of fresh) live.set(key, l);
+    }
+    const states = new Set(keys.map((key) => live.get(key) as Live));
+    for (const l of states) {
+      const taking = keys.filter((key) => live.get(key) === l);
+      let state = l;
+      if (taking.length < l.keys.size) {
+        // Another key shares this state but does not take this run: the two go apart here.
+        state = { fingerprint: l.fingerprint, count: l.count, last: l.last, families: new Map([...l.families].map(([m, f]) => [m, f.clone()])), keys: new Set(taking) };
+        for (const key of taking) {
+          l.keys.delete(key);
+          live.set(key, state);
+        }
+      }
+      this.take(state, run, byMachine);
+      state.last = position;
     }
   }
 
@@ -251,7 +286,7 @@ export class FamilyDetections {
     if (plan === undefined) return null;
     const families = new Map<string, MachineFamily>();
     for (const r of this.db.prepare<[string], { machine: string; state: string }>('SELECT machine, state FROM family_detections WHERE plan_key = ?').all(key)) families.set(r.machine, MachineFamily.resume(r.state));
-    return { fingerprint: plan.fingerprint, count: 0, last: null, families };
+    return { fingerprint: plan.fingerprint, count: 0, last: null, families, keys: new Set([key]) };
   }
 
   private write(key: string, l: Live): void {
@@ -266,7 +301,7 @@ export class FamilyDetections {
     const cellsOf = this.db.prepare<[number], FamilyCell>(
       'SELECT s.machine, s.policy, s.kernel, s.arm, c.speedup, c.speedup_lo AS speedupLo, c.speedup_hi AS speedupHi, c.rounds, c.failed FROM cells c JOIN series s ON s.series_key = c.series_key WHERE c.run_key = ?',
     );
-    const l: Live = { fingerprint: '', count: 0, last: null, families: new Map() };
+    const l: Live = { fingerprint: '', count: 0, last: null, families: new Map(), keys: new Set([key]) };
     for (const r of runs) {
       const byMachine = new Map<string, FamilyCell[]>();
       for (const c of cellsOf.all(r.run_key)) {

@@ -1,7 +1,8 @@
 // The flags the run index keeps per plan and machine (store/run-index/family-detections.ts)
 // against the rule run from scratch: on a synthetic history with a wild run and a lasting step,
-// indexed one run at a time as a coordinator does, rebuilt by a reindex, and with an old run
-// indexed again out of order, every view (whole plan, by name and by hash, and narrowed by
+// then a second plan hash under the same name (the name's family goes on, the first hash's
+// stops), indexed one run at a time as a coordinator does, rebuilt by a reindex, and with an old
+// run indexed again out of order, every view (by name and by each hash, and narrowed by
 // machine, policy and arm) equals the view whose flags are computed over every cell of every run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,6 +28,8 @@ const SPEC: IndexedRunsSpec = {
     { run: 25, machine: 'm2', kernel: 'crc32', arm: 'workers-2-batched', factor: 0.9 },
   ],
 };
+/** The same plan name with another kernel list (another hash), its runs after the first plan's. */
+const SPEC2: IndexedRunsSpec = { ...SPEC, kernels: ['crc32', 'sha256', 'fnv1a'], runs: 12, seed: 5, startHour: RUNS, steps: [{ run: 6, machine: 'm1', kernel: 'fnv1a', arm: 'workers-2-batched', factor: 0.85 }] };
 const LOOKBACK = DEFAULT_DETECTION.window + DEFAULT_DETECTION.maxLag - 1;
 
 /** The view with every flag computed by the rule over every cell of every run, as before the index kept them. */
@@ -35,16 +38,21 @@ function recomputed(index: RunIndex, filter: Omit<HistoryFilter, 'lookback'>): H
 }
 
 /** Asserts that the kept flags serve the plan, and that every view equals its recomputation; returns the flagged changes' outcomes. */
-function assertViewsEqual(index: RunIndex, runIds: readonly string[], label: string): string[] {
+function assertViewsEqual(index: RunIndex, runIds: readonly string[], label: string, second: readonly string[] = []): string[] {
   const hash = indexedRunsPlanSha256(SPEC);
-  for (const key of [`name:${SPEC.planName}`, `sha256:${hash}`]) {
-    assert.notEqual(storedFlags(index.database, key, runIds, new Set(['m1', 'm2'])), null, `${label}: the index keeps ${key}'s flags`);
+  const keys: [string, readonly string[]][] = [[`name:${SPEC.planName}`, [...runIds, ...second]], [`sha256:${hash}`, runIds]];
+  if (second.length > 0) keys.push([`sha256:${indexedRunsPlanSha256(SPEC2)}`, second]);
+  for (const [key, ids] of keys) {
+    assert.notEqual(storedFlags(index.database, key, ids, new Set(['m1', 'm2'])), null, `${label}: the index keeps ${key}'s flags`);
   }
   const filters: Omit<HistoryFilter, 'lookback'>[] = [
-    { plan: SPEC.planName }, { plan: hash.slice(0, 12) }, { plan: SPEC.planName, machine: 'm1' },
+    { plan: SPEC.planName }, { plan: hash.slice(0, 12) }, { plan: indexedRunsPlanSha256(SPEC2).slice(0, 12) }, { plan: SPEC.planName, machine: 'm1' },
     { plan: SPEC.planName, machine: 'm2', policy: 'pages', arm: 'workers-2-batched' }, { plan: SPEC.planName, kernel: 'sha256' },
   ];
-  for (const filter of filters) assert.deepEqual(readHistory(index, filter, DEFAULT_DETECTION), recomputed(index, filter), `${label}: ${JSON.stringify(filter)}`);
+  for (const filter of filters) {
+    if (second.length === 0 && filter.plan === indexedRunsPlanSha256(SPEC2).slice(0, 12)) continue;
+    assert.deepEqual(readHistory(index, filter, DEFAULT_DETECTION), recomputed(index, filter), `${label}: ${JSON.stringify(filter)}`);
+  }
   return readHistory(index, { plan: SPEC.planName }, DEFAULT_DETECTION).series.flatMap((s) => s.changes.map((c) => `${s.machine}/${s.policy}/${s.kernel}/${s.arm} at ${c.at}: ${c.outcome}`));
 }
 
@@ -52,6 +60,7 @@ test('the flags the run index keeps equal the rule run over every run, indexed r
   const staging = await tempDir(t, 'bf-kept-flags-staging-');
   const data = await tempDir(t, 'bf-kept-flags-');
   const runIds = await writeIndexedRuns(staging, SPEC);
+  const secondIds = await writeIndexedRuns(staging, SPEC2);
   await mkdir(join(data, 'runs'), { recursive: true });
   let index = await RunIndex.open(data);
   try {
@@ -65,15 +74,24 @@ test('the flags the run index keeps equal the rule run over every run, indexed r
     assert.ok(outcomes.some((o) => o.startsWith('m1/') && o.includes('sha256/taskpool-2-batched at 12: excursion')), outcomes.join('; '));
     assert.ok(outcomes.some((o) => o.startsWith('m2/') && o.includes('crc32/workers-2-batched at 25: lasting')), outcomes.join('; '));
 
-    // An old run indexed again comes out of history order: its plan is recomputed from the index.
-    assert.equal(await index.indexRun(runIds[3] as string), true);
-    assert.deepEqual(assertViewsEqual(index, runIds, 'an old run indexed again'), outcomes);
+    // A second hash of the same name: the name's families go on through it, the first hash's stop.
+    for (const runId of secondIds) {
+      await rename(join(staging, 'runs', runId), join(data, 'runs', runId));
+      assert.equal(await index.indexRun(runId), true);
+    }
+    const both = assertViewsEqual(index, runIds, 'a second hash', secondIds);
+    assert.ok(both.some((o) => o.includes('fnv1a/workers-2-batched at 46: lasting')), both.join('; '));
 
+    // An old run indexed again comes out of history order: its plans are recomputed from the index.
+    assert.equal(await index.indexRun(runIds[3] as string), true);
+    assert.deepEqual(assertViewsEqual(index, runIds, 'an old run indexed again', secondIds), both);
+
+    // A rebuild: the name and the first hash share their state until the second hash's first run.
     index.close();
     await rm(join(data, INDEX_FILE));
     index = await RunIndex.open(data);
-    assert.equal(index.rebuiltOnOpen?.indexed, RUNS);
-    assert.deepEqual(assertViewsEqual(index, runIds, 'rebuilt'), outcomes);
+    assert.equal(index.rebuiltOnOpen?.indexed, RUNS + SPEC2.runs);
+    assert.deepEqual(assertViewsEqual(index, runIds, 'rebuilt', secondIds), both);
   } finally {
     index.close();
   }

@@ -31,6 +31,8 @@ export interface IndexedRunsSpec {
   steps?: readonly { run: number; machine?: string; kernel: string; arm: string; factor: number }[];
   /** Environment fields from a run on, e.g. { run: 22, environment: { node: '22.1.0' } }. */
   environments?: readonly { run: number; environment: Partial<EnvironmentRecord> }[];
+  /** Hours after 2026-01-01T00:00Z of the first run's creation (default 0); runs are an hour apart. */
+  startHour?: number;
 }
 
 const pad = (n: number): string => String(n).padStart(5, '0');
@@ -45,7 +47,7 @@ export async function writeIndexedRuns(dataDir: string, spec: IndexedRunsSpec): 
   const ids: string[] = [];
   for (let run = 0; run < spec.runs; run++) {
     const runId = `hist-${pad(spec.seed)}-${pad(run)}`;
-    const createdAt = new Date(Date.UTC(2026, 0, 1) + run * 3_600_000).toISOString();
+    const createdAt = new Date(Date.UTC(2026, 0, 1) + ((spec.startHour ?? 0) + run) * 3_600_000).toISOString();
     const stored: StoredRun = {
       schema: RUN_SCHEMA_VERSION, runId, state: 'completed', after: null, seq: 0, createdAt, planSha256, cancelledAt: null,
       machines: Object.fromEntries(spec.machines.map((m) => [m, { state: 'completed' as const, done: 0, total: 0, lines: {}, message: null, since: createdAt }])),

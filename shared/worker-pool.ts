@@ -22,13 +22,17 @@ import { BenchfleetError, isErrorCode } from './errors.ts';
 import { workerScript, type WorkerScript } from './worker-script.ts';
 import type { AnswerMessage, JobMessage, ThrownError } from './worker-jobs.ts';
 
-export interface WorkerPoolOptions {
+export interface WorkerPoolOptions<J> {
   /** The worker module; it calls answerJobs. */
   entry: URL;
   /** Most threads at once (Infinity: one per job waiting). */
   threads: number;
-  /** Jobs a thread holds at a time (default 1); more let a job that waits on the disk overlap the next. */
-  jobsPerThread?: number;
+  /**
+   * How many jobs a thread may hold for `job` to be sent to it (default 1): more let a job that
+   * waits on the disk overlap the next; Infinity sends it at once. A job goes to the thread that
+   * holds the fewest, so jobs spread evenly either way.
+   */
+  jobsPerThread?: number | ((job: J) => number);
   /** 'end': a thread ends as soon as no job waits, so an idle process holds none; 'keep': threads stay until close(). */
   idle: 'end' | 'keep';
   /**
@@ -83,8 +87,8 @@ function asThrown(thrown: ThrownError): Error {
 }
 
 export class WorkerPool<J, R> {
-  readonly #options: WorkerPoolOptions;
-  readonly #perThread: number;
+  readonly #options: WorkerPoolOptions<J>;
+  readonly #limit: (job: J) => number;
   readonly #threads = new Set<Thread<J, R>>();
   /** Jobs for any thread, not sent yet. */
   readonly #waiting: Job<J, R>[] = [];
@@ -95,9 +99,10 @@ export class WorkerPool<J, R> {
   #ids = 0;
   #closed = false;
 
-  constructor(options: WorkerPoolOptions) {
+  constructor(options: WorkerPoolOptions<J>) {
     this.#options = options;
-    this.#perThread = Math.max(1, options.jobsPerThread ?? 1);
+    const limit = options.jobsPerThread ?? 1;
+    this.#limit = typeof limit === 'number' ? () => limit : limit;
   }
 
   /** Threads running. */
@@ -156,17 +161,20 @@ export class WorkerPool<J, R> {
 
   #dispatch(): void {
     for (const thread of this.#threads) {
-      while (thread.gone === null && thread.open.size < this.#perThread) {
-        const next = thread.pinned.shift() ?? this.#waiting.shift();
-        if (next === undefined) break;
-        this.#send(thread, next);
-      }
+      for (let next = thread.pinned[0]; next !== undefined && thread.open.size < this.#limit(next.job); next = thread.pinned[0]) this.#send(thread, thread.pinned.shift() as Job<J, R>);
+    }
+    // In order, each job to the thread that holds the fewest.
+    for (let next = this.#waiting[0]; next !== undefined; next = this.#waiting[0]) {
+      let least: Thread<J, R> | null = null;
+      for (const thread of this.#threads) if (least === null || thread.open.size < least.open.size) least = thread;
+      if (least === null || least.open.size >= this.#limit(next.job)) break;
+      this.#send(least, this.#waiting.shift() as Job<J, R>);
     }
     // Also once closed: the jobs waiting were given before, and a thread that died left them.
     if (this.#waiting.length > 0 && this.#threads.size < this.#options.threads) {
       if (this.#script === null) void this.#prepareThenDispatch();
       else {
-        const wanted = Math.min(this.#options.threads - this.#threads.size, Math.ceil(this.#waiting.length / this.#perThread));
+        const wanted = Math.min(this.#options.threads - this.#threads.size, Math.ceil(this.#waiting.length / this.#limit((this.#waiting[0] as Job<J, R>).job)));
         for (let i = 0; i < wanted; i++) this.#startThread(this.#script);
         this.#dispatch();
       }

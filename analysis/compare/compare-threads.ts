@@ -46,7 +46,7 @@ function checkedSamples({ lines, text }: SampleLines): LineSample[] {
   });
 }
 
-/** Jobs a worker is given at a time: the next file is there when it finishes one. */
+/** Files a worker is given at a time: the next one is there when it finishes one. */
 const READS_IN_FLIGHT = 3;
 
 type Answer<T extends CompareAnswer['type']> = Extract<CompareAnswer, { type: T }>;
@@ -74,8 +74,10 @@ export class ComparePool {
     this.#threads = new WorkerPool<CompareJob, CompareAnswer>({
       entry: WORKER,
       threads: count,
-      // Files go to the workers as they free up: files of different sizes still end at about the same time on every worker.
-      jobsPerThread: READS_IN_FLIGHT,
+      // Files go to the workers as they free up, so files of different sizes still end at about
+      // the same time on every worker. Every bootstrap is sent as soon as its group is made, while
+      // this thread, busy making the next groups, could not hand out more.
+      jobsPerThread: (job) => (job.type === 'read' ? READS_IN_FLIGHT : Number.POSITIVE_INFINITY),
       idle: 'keep',
       death: 'every-job',
       stopped: (code) => `a comparison worker stopped (exit code ${code}) with jobs unanswered`,

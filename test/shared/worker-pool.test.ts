@@ -14,7 +14,7 @@ import type { PoolTestAnswer, PoolTestJob } from '../fixtures/pool-worker.ts';
 const ENTRY = new URL('../fixtures/pool-worker.ts', import.meta.url);
 const stopped = (code: number) => `a test worker stopped (exit code ${code}) before answering`;
 
-function pool(options: Partial<WorkerPoolOptions> = {}): WorkerPool<PoolTestJob, PoolTestAnswer> {
+function pool(options: Partial<WorkerPoolOptions<PoolTestJob>> = {}): WorkerPool<PoolTestJob, PoolTestAnswer> {
   return new WorkerPool<PoolTestJob, PoolTestAnswer>({ entry: ENTRY, threads: 2, idle: 'keep', death: 'its-jobs', stopped, ...options });
 }
 
@@ -213,4 +213,22 @@ test('a thread that dies while the pool closes leaves the jobs given before to a
       [-1, -1],
     );
   });
+});
+
+test('jobs with no limit a thread spread evenly over the threads: six held jobs on two threads, three each', async () => {
+  const jobs = pool({ threads: 2, jobsPerThread: (job) => (job.kind === 'hold' ? Number.POSITIVE_INFINITY : 1) });
+  const held = gate();
+  try {
+    await jobs.prepare();
+    jobs.start();
+    const answers = Array.from({ length: 6 }, () => jobs.run({ kind: 'hold', gate: held.gate }));
+    // All sent before the gate opens, each to the thread that held the fewest.
+    held.open();
+    const byThread = new Map<number, number>();
+    for (const answer of await Promise.all(answers)) byThread.set(answer.threadId, (byThread.get(answer.threadId) ?? 0) + 1);
+    assert.deepEqual([...byThread.values()], [3, 3]);
+  } finally {
+    held.open();
+    await jobs.close();
+  }
 });

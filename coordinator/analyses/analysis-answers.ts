@@ -1,17 +1,18 @@
 // The analyses control clients ask for (`history`, `compare`, `campaign report` with
 // --coordinator): computed from the coordinator's own data folder by the code the offline
-// commands run on a data folder (readHistory on the run index; compare's loadRunsOnThreads and
-// buildComparisonOnThreads; readCampaign), so a client renders the same output from the answer
-// as from the folder. What is heavy stays off the event loop, where agents wait for their acks:
-// a comparison reads its raw files and runs its bootstraps on worker threads, one comparison at
-// a time; a campaign is compared by the campaigns' own worker. Every answer is bounded in size.
+// commands run on a data folder (readHistory on the run index; compare's loadRuns and
+// buildComparison; readCampaign; reportsOfArm), so a client renders the same output from the
+// answer as from the folder. What is heavy stays off the event loop, where agents wait for their
+// acks: a comparison runs whole on a worker thread of the one pool (compare-job.ts), one
+// comparison at a time; a campaign is compared by the campaigns' own worker. Every answer is
+// bounded in size.
 import { stat } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildComparisonOnThreads, ComparePool, loadRunsOnThreads } from '../../analysis/compare/compare-threads.ts';
 import type { Comparison } from '../../analysis/compare/compare-types.ts';
 import { DEFAULT_DETECTION, type HistoryView } from '../../analysis/history/history-types.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
+import { WorkerPool } from '../../shared/worker-pool.ts';
+import type { CompareJob } from './compare-job.ts';
 import { MAX_ANALYSIS_ANSWER_BYTES } from '../../shared/protocol/analysis-requests.ts';
 import { validateCompareRunsRequest, validateHistoryRequest, validateReportRequest } from '../../shared/protocol/analysis-validate.ts';
 import type { Report } from '../../analysis/report/report-types.ts';
@@ -20,9 +21,6 @@ import { loadResults } from '../../analysis/raw/result-folders.ts';
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import { readHistory } from '../../store/run-index/read-history.ts';
 import type { RunIndex } from '../../store/run-index/run-index.ts';
-
-/** Worker threads of one comparison: the machine's cores, but no more than this, so that a big machine's coordinator keeps cores for its own work. */
-const MAX_COMPARE_THREADS = 4;
 
 export interface AnalysisSources {
   dataDir: string;
@@ -51,8 +49,17 @@ async function isFolder(path: string): Promise<boolean> {
 
 export class AnalysisAnswers {
   readonly #sources: AnalysisSources;
-  /** The comparison under way: the next waits for it, so that comparisons never take more than one pool's threads. */
-  #comparing: Promise<unknown> = Promise.resolve();
+  /**
+   * One thread, so that comparisons asked at once wait in turn and never take more than one of
+   * the coordinator's cores; it ends when none waits, so an idle coordinator holds none.
+   */
+  readonly #comparisons = new WorkerPool<CompareJob, Comparison>({
+    entry: new URL('./compare-job.ts', import.meta.url),
+    threads: 1,
+    idle: 'end',
+    death: 'its-jobs',
+    stopped: (code) => `the comparison's worker stopped (exit code ${code}) before answering`,
+  });
 
   constructor(sources: AnalysisSources) {
     this.#sources = sources;
@@ -72,32 +79,14 @@ export class AnalysisAnswers {
   }
 
   /** Runs of the data folder compared, as `compare --data` compares them. */
-  compare(raw: unknown): Promise<Comparison> {
-    const request = validateCompareRunsRequest(raw);
-    const turn = this.#comparing.then(() => this.#compare(request.runs, request.options));
-    this.#comparing = turn.catch(() => undefined);
-    return turn;
-  }
-
-  async #compare(runs: readonly string[], options: ReturnType<typeof validateCompareRunsRequest>['options']): Promise<Comparison> {
+  async compare(raw: unknown): Promise<Comparison> {
+    const { runs, options } = validateCompareRunsRequest(raw);
     // compare takes a folder by path before a run id; on the coordinator a run id must never
     // reach a folder of its working directory.
     for (const id of runs) {
       if (await isFolder(id)) throw new BenchfleetError('USAGE', `run id "${id}" also names a folder in the coordinator's working directory (${resolve(id)}), which compare would read instead; compare it with --data on the coordinator's machine`);
     }
-    const skipped: string[] = [];
-    const pool = new ComparePool(Math.min(availableParallelism(), MAX_COMPARE_THREADS));
-    let comparison: Comparison;
-    try {
-      // Started before anything is read, so that the reads (minBytes 0) and every bootstrap go
-      // to the workers, however small: the figures are the same as on one thread.
-      await pool.start();
-      const inputs = await loadRunsOnThreads(runs, this.#sources.dataDir, skipped, options, pool, 0);
-      comparison = await buildComparisonOnThreads(inputs, options, undefined, pool);
-    } finally {
-      await pool.close();
-    }
-    comparison.notes.push(...skipped);
+    const comparison = await this.#comparisons.run({ runs, dataDir: this.#sources.dataDir, options });
     return bounded(comparison, 'comparison', 'narrow it with --machine, --policy, --kernel or one --arm');
   }
 

@@ -13,6 +13,8 @@ import { CAMPAIGN_SCHEMA_VERSION, CampaignStore, type StoredCampaign } from '../
 import { startTestCoordinator, type TestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { writeIndexedRuns } from '../helpers/indexed-runs.ts';
 import { runCli, type CliResult } from '../helpers/run-cli.ts';
+import type { ControlToCoordinator } from '../../shared/protocol/events.ts';
+import { request } from '../../shared/protocol/request.ts';
 import { writeFinishedRun } from '../helpers/stored-runs.ts';
 import { tempDirSync } from '../helpers/temp-dir.ts';
 
@@ -202,4 +204,21 @@ test('$BENCHFLEET_COORDINATOR alone sends history and run ids to the coordinator
   const runsOf = (stdout: string): string[] => (JSON.parse(stdout) as { runs: string[] }).runs;
   assert.deepEqual(runsOf(ids.stdout), compared.slice(0, 2));
   assert.deepEqual(runsOf(byPath.stdout), compared.slice(0, 2));
+});
+
+test('analysis requests from the wire are validated: a path for a run id, a missing plan and too many runs are PROTOCOL refusals naming the field', async () => {
+  const socket = await running().control();
+  const options = { seed: 1, resamples: 1000, target: 0.05, runCostSeconds: 60, margin: 0.05, alpha: 0.05, includeFailed: false };
+  const refusals = [
+    await request<ControlToCoordinator, 'compare'>(socket, 10_000, 'compare', { runs: ['../../etc'], options }),
+    await request<ControlToCoordinator, 'compare'>(socket, 10_000, 'compare', { runs: Array.from({ length: 51 }, () => compared[0] as string), options }),
+    await request<ControlToCoordinator, 'history'>(socket, 10_000, 'history', { plan: '', direction: 'lower-is-worse', alpha: 0.05, window: 20 }),
+    await request<ControlToCoordinator, 'report'>(socket, 10_000, 'report', { runs: ['/tmp'] }),
+  ];
+  assert.deepEqual(refusals, [
+    { ok: false, code: 'PROTOCOL', message: 'compare.runs[0] must be a run id (letters, digits, - and _)' },
+    { ok: false, code: 'PROTOCOL', message: 'compare.runs must list 1 to 50 run ids' },
+    { ok: false, code: 'PROTOCOL', message: 'history.plan must be a string of 1 to 256 characters' },
+    { ok: false, code: 'PROTOCOL', message: 'report.runs[0] must be a run id (letters, digits, - and _)' },
+  ]);
 });

@@ -50,6 +50,14 @@ export function runsSource(args: ConnectionArgs & { data: string | undefined }, 
   return { from: 'folders' };
 }
 
+/** Every argument a folder here, else a usage error that says where run ids are found. */
+export function requireFolders(runs: readonly string[], withData: boolean): void {
+  const missing = runs.find((r) => !isFolder(r));
+  if (missing === undefined) return;
+  const data = withData ? "the coordinator's data folder with --data DIR, or " : '';
+  throw new BenchfleetError('USAGE', `"${missing}" is not a folder here; to name a run by id, give ${data}the coordinator with --coordinator URL (or set ${COORDINATOR_ENV}) and a control token`);
+}
+
 async function ask<T>(args: ConnectionArgs, work: (socket: object) => Promise<T>): Promise<T> {
   const { connectControl } = await import('./control-client.ts');
   const socket = await connectControl(args);

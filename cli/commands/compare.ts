@@ -111,7 +111,7 @@ export const compareCommand: CommandModule<object, Args> = {
     const format: CompareFormat = chosen[0] ?? (process.stdout.isTTY === true ? 'text' : 'markdown');
     // The comparison is loaded here, not at the top: every command's definition is read for any
     // command's --help, and a command should load only what it runs.
-    const [{ renderComparison }, { runsSource, remoteComparison }] = await Promise.all([import('../../analysis/compare/compare-render.ts'), import('../analysis-source.ts')]);
+    const [{ renderComparison }, { runsSource, remoteComparison, requireFolders }] = await Promise.all([import('../../analysis/compare/compare-render.ts'), import('../analysis-source.ts')]);
     const options: CompareRequestOptions = {
       seed: args.seed,
       resamples: args.resamples,
@@ -126,6 +126,7 @@ export const compareCommand: CommandModule<object, Args> = {
       ...(args.arm === undefined ? {} : { arm: args.arm }),
     };
     const source = runsSource(args, args.runs);
+    if (source.from === 'folders') requireFolders(args.runs, true);
     const comparison = source.from === 'coordinator' ? await remoteComparison(args, { runs: args.runs, options }) : await compareHere(args.runs, args.data, options);
     // On a terminal, text fits its width; in a file or a pipe, lines are as long as they come.
     process.stdout.write(renderComparison(comparison, format, process.stdout.isTTY === true ? process.stdout.columns || 80 : undefined));

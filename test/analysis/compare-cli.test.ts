@@ -51,8 +51,9 @@ test('compare reads runs from the data folder and prints JSON groups', async () 
     const missing = await runCli(['compare', 'r-9', '--data', data]);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, `Error [UNKNOWN_RUN]: "r-9" is neither a folder nor a run in ${join(data, 'runs')}; \`benchfleet status\` lists the runs\n`);
-    const noData = await runCli(['compare', 'r-1']);
-    assert.equal(noData.stderr, 'Error [UNKNOWN_RUN]: "r-1" is not a folder; to name a run by id, give the coordinator\'s data folder with --data DIR\n');
+    const noData = await runCli(['compare', 'r-1'], { env: { BENCHFLEET_COORDINATOR: '' } });
+    assert.equal(noData.code, 2);
+    assert.equal(noData.stderr.split('\n')[0], 'Error [USAGE]: "r-1" is not a folder here; to name a run by id, give the coordinator\'s data folder with --data DIR, or the coordinator with --coordinator URL (or set BENCHFLEET_COORDINATOR) and a control token');
   } finally {
     await rm(data, { recursive: true, force: true });
   }

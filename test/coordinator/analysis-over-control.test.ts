@@ -175,12 +175,15 @@ test('a wrong control token is the coordinator\'s AUTH_FAILED and its exit code,
   }
 });
 
-test('history and campaign report without --data or --coordinator are a usage error that names both', async () => {
+test('history, campaign report and compare of run ids without --data or --coordinator are a usage error that names both', async () => {
   for (const args of [['history', '--plan', 'nightly'], ['campaign', 'report', CAMPAIGN_ID]]) {
     const result = await runCli(args, { env: env(running().token) });
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /^Error \[USAGE\]: give --data DIR \(the coordinator's data folder\) or --coordinator URL \(or set BENCHFLEET_COORDINATOR\) with a control token\n/);
   }
+  const ids = await runCli(['compare', ...compared], { env: env(running().token) });
+  assert.equal(ids.code, 2, ids.stderr);
+  assert.match(ids.stderr, /^Error \[USAGE\]: "[^"]+" is not a folder here; to name a run by id, give the coordinator's data folder with --data DIR, or the coordinator with --coordinator URL \(or set BENCHFLEET_COORDINATOR\) and a control token\n/);
   const both = await runCli(['history', '--plan', 'nightly', '--data', dataDir, '--coordinator', running().url], { env: env(running().token) });
   assert.equal(both.code, 2);
   assert.match(both.stderr, /^Error \[USAGE\]: give --data DIR or --coordinator URL, not both\n/);

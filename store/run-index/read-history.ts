@@ -12,8 +12,9 @@ export function readHistory(index: RunIndex, filter: Omit<HistoryFilter, 'lookba
   const lookback = settings.window + settings.maxLag - 1;
   // The index keeps each plan's flags over its whole history at the default settings: a view of
   // the whole history reads them and only the cells it shows. A view from a later run (--since,
-  // --last with more runs before it than its lookback) starts the rule there, so it runs it.
-  if (keptSettings(settings)) {
+  // --last) starts the rule there, so it runs it, over the few runs it reads (a --since or --last
+  // that reaches the first run gives the same flags either way).
+  if (keptSettings(settings) && filter.since === undefined && filter.last === undefined) {
     const shown = queryHistory(index, { ...filter, lookback, read: 'shown' });
     if (shown.runs.length === shown.planRuns) {
       const flags = storedFlags(index.database, shown.planKey, shown.runs.map((r) => r.run_id), new Set(shown.cells.map((c) => c.machine)));

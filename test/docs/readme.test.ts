@@ -38,7 +38,7 @@ test('the README has a Mac agent section with launchctl bootstrap gui/$UID and t
   }
 });
 
-test('the test tiers split the suite: each file in exactly one, npm test runs them all once after typecheck and lint, and the README names each', () => {
+test('the test tiers split the suite: each file in exactly one, npm test runs them all once beside typecheck and lint, and the README names each', () => {
   const run = (...args: string[]): string[] => {
     const out = execFileSync(process.execPath, [fileURLToPath(new URL('../run-tests.js', import.meta.url)), ...args, '--list'], { encoding: 'utf8', env: { ...process.env, BENCHFLEET_TEST_FILTER: '' } });
     return out.split('\n').filter((l) => l !== '');
@@ -55,7 +55,8 @@ test('the test tiers split the suite: each file in exactly one, npm test runs th
   assert.deepEqual(tiers['browser'], ['test/dashboard/dashboard-browser.test.ts', 'test/dashboard/history-browser.test.ts', 'test/dashboard/narrow-screen-browser.test.ts', 'test/dashboard/page-layout-browser.test.ts']);
 
   const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  assert.equal(scripts['test'], 'npm run typecheck && npm run lint && node test/run-tests.js');
+  assert.equal(scripts['test'], 'node test/run-tests.js --checks');
+  assert.ok(scripts['typecheck'] !== undefined && scripts['lint'] !== undefined, 'the scripts --checks runs');
   const section = /\n## Tests\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
   for (const tier of ['unit', 'fleet', 'netns', 'browser']) {
     assert.equal(scripts[`test:${tier}`], `node test/run-tests.js --tier=${tier}`);

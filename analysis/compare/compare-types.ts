@@ -9,7 +9,8 @@ import type { RoundDrift } from '../statistics/round-drift.ts';
 import type { RunVerdict } from '../statistics/run-effect.ts';
 
 export const COMPARISON_FORMAT = 'benchfleet-comparison';
-export const COMPARISON_FORMAT_VERSION = 3;
+/** 4: the run-effect test allows unequal spreads (`test.method` cliff | kruskal-wallis-and-ats); 3 had mann-whitney | kruskal-wallis. */
+export const COMPARISON_FORMAT_VERSION = 4;
 
 /** Target half-width of the 95% interval for the recommendation, relative. */
 export const DEFAULT_TARGET = 0.05;

@@ -15,6 +15,7 @@ import { queryHistory, type HistoryFilter } from '../../store/run-index/history-
 import { INDEX_FILE } from '../../store/run-index/index-schema.ts';
 import { readHistory } from '../../store/run-index/read-history.ts';
 import { RunIndex } from '../../store/run-index/run-index.ts';
+import { dumpIndex } from '../helpers/index-dump.ts';
 import { indexedRunsPlanSha256, writeIndexedRuns, type IndexedRunsSpec } from '../helpers/indexed-runs.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -88,10 +89,14 @@ test('the flags the run index keeps equal the rule run over every run, indexed r
 
     // A rebuild: the name and the first hash share their state until the second hash's first run.
     index.close();
+    const byRuns = dumpIndex(data);
     await rm(join(data, INDEX_FILE));
     index = await RunIndex.open(data);
     assert.equal(index.rebuiltOnOpen?.indexed, RUNS + SPEC2.runs);
     assert.deepEqual(assertViewsEqual(index, runIds, 'rebuilt', secondIds), both);
+    // The same fingerprints and kept flags, row for row, as the index built run by run.
+    assert.equal(dumpIndex(data), byRuns);
+    assert.ok(byRuns.includes('"fingerprint"') && byRuns.includes('"changes"'));
   } finally {
     index.close();
   }

@@ -296,8 +296,18 @@ export class FamilyDetections {
     this.db.prepare('INSERT OR REPLACE INTO plan_families (plan_key, fingerprint) VALUES (?, ?)').run(key, l.fingerprint);
   }
 
+  /** Runs removed from the index: their plans' families are recomputed from the runs left. */
+  recomputePlans(keys: ReadonlySet<string>): void {
+    for (const key of keys) this.recompute(key);
+  }
+
   /** Runs the plan key's families from its first run, from the index's rows, and writes them. */
   private recompute(key: string, runs = planRunRows(this.db, key)): void {
+    if (runs.length === 0) {
+      this.db.prepare('DELETE FROM family_detections WHERE plan_key = ?').run(key);
+      this.db.prepare('DELETE FROM plan_families WHERE plan_key = ?').run(key);
+      return;
+    }
     const cellsOf = this.db.prepare<[number], FamilyCell>(
       'SELECT s.machine, s.policy, s.kernel, s.arm, c.speedup, c.speedup_lo AS speedupLo, c.speedup_hi AS speedupHi, c.rounds, c.failed FROM cells c JOIN series s ON s.series_key = c.series_key WHERE c.run_key = ?',
     );

@@ -13,7 +13,7 @@ import { MANIFEST_FILE } from '../../analysis/raw/manifest.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { CELLS_BY_SERIES_DDL, INDEX_DDL, INDEX_FILE, INDEX_SCHEMA_VERSION, type CellRow, type IndexedRun } from './index-schema.ts';
-import { FamilyDetections } from './family-detections.ts';
+import { FamilyDetections, planKeysOf } from './family-detections.ts';
 import { readFolderRows, sha256Hex } from './run-folder-rows.ts';
 
 const defaultLog = createLogger('coordinator:run-index');
@@ -286,7 +286,18 @@ export class RunIndex {
     }
     const present = new Set(folders);
     const removed = [...known.keys()].filter((runId) => !present.has(runId));
-    if (removed.length > 0) this.db.transaction(() => removed.forEach((runId) => this.remove(runId)))();
+    if (removed.length > 0) {
+      const planOf = this.db.prepare<[string], { plan_name: string | null; plan_sha256: string }>('SELECT plan_name, plan_sha256 FROM runs WHERE run_id = ?');
+      this.db.transaction(() => {
+        const plans = removed.flatMap((runId) => {
+          const r = planOf.get(runId);
+          return r === undefined ? [] : planKeysOf({ planName: r.plan_name, planSha256: r.plan_sha256 });
+        });
+        removed.forEach((runId) => this.remove(runId));
+        // Their plans' kept detection no longer matches their runs: run it again without them.
+        this.families.recomputePlans(new Set(plans));
+      })();
+    }
     return { indexed, removed };
   }
 

@@ -97,6 +97,17 @@ test('the flags the run index keeps equal the rule run over every run, indexed r
     // The same fingerprints and kept flags, row for row, as the index built run by run.
     assert.equal(dumpIndex(data), byRuns);
     assert.ok(byRuns.includes('"fingerprint"') && byRuns.includes('"changes"'));
+
+    // A run folder gone: catching up removes the run and runs its plans again without it, as a rebuild would.
+    await rm(join(data, 'runs', secondIds[4] as string), { recursive: true });
+    assert.deepEqual((await index.catchUp()).removed, [secondIds[4]]);
+    const left = secondIds.filter((_, i) => i !== 4);
+    assertViewsEqual(index, runIds, 'a run removed', left);
+    index.close();
+    const caughtUp = dumpIndex(data);
+    await rm(join(data, INDEX_FILE));
+    index = await RunIndex.open(data);
+    assert.equal(dumpIndex(data), caughtUp);
   } finally {
     index.close();
   }

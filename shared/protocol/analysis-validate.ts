@@ -1,19 +1,7 @@
 // The validators of the analysis requests (analysis-requests.ts): every field checked and
 // named when wrong, as validate.ts does for runs.
-import { BenchfleetError } from '../errors.ts';
 import { MAX_COMPARED_RUNS, type CompareRunsRequest, type HistoryRequest, type ReportRequest } from './analysis-requests.ts';
-import { validateRunId } from './validate.ts';
-
-type Obj = Record<string, unknown>;
-
-function fail(field: string, problem: string): never {
-  throw new BenchfleetError('PROTOCOL', `${field} ${problem}`);
-}
-
-function obj(value: unknown, field: string): Obj {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, 'must be an object');
-  return value as Obj;
-}
+import { fail, obj, validateRunId, type Obj } from './validate.ts';
 
 /** A name or a date: a non-empty string of at most 256 characters, or absent. */
 function optionalText(o: Obj, key: string, field: string): string | undefined {

@@ -11,13 +11,15 @@ import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_FACT_CHARS, MAX_FACT_ENTRIES, MAX
 import type { AgentAuth, AgentHeartbeat, BatchAck, BatchProgress, ControlAuth, LifecycleState, MachineFacts, RecordBatch, ResumePoint, RunAssignment, RunFinished, RunProgress } from './events.ts';
 import { MAX_RECORD_NESTING, nestsDeeperThan } from './json-nesting.ts';
 
-type Obj = Record<string, unknown>;
+/** A JSON object as a validator reads it. */
+export type Obj = Record<string, unknown>;
 
-function fail(field: string, problem: string): never {
+/** Refuse a request, naming the field and what is wrong with it. */
+export function fail(field: string, problem: string): never {
   throw new BenchfleetError('PROTOCOL', `${field} ${problem}`);
 }
 
-function obj(value: unknown, field: string): Obj {
+export function obj(value: unknown, field: string): Obj {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, 'must be an object');
   return value as Obj;
 }

@@ -6,12 +6,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Server } from 'socket.io';
 import { Agent } from '../../agent/agent.ts';
-import { io } from 'socket.io-client';
 import type { ControlSocket } from '../../cli/control-client.ts';
-import { AGENT_NAMESPACE, CONTROL_NAMESPACE, PROTOCOL_VERSION } from '../../shared/protocol/events.ts';
-import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
+import { AGENT_NAMESPACE } from '../../shared/protocol/events.ts';
 import { startRun, waitForRunReport } from '../fleet/fleet-helpers.ts';
-import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { connectOwnControl, startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 test('a run:finished that gets no answer is sent again with backoff, and the run completes', async (t) => {
@@ -30,16 +28,10 @@ test('a run:finished that gets no answer is sent again with backoff, and the run
       next();
     });
   });
-  // Connections of their own (forceNew): socket.io-client otherwise shares one per URL between
-  // the agent's namespace and the control namespace of this one process.
   const controls: ControlSocket[] = [];
   const newControl = async (): Promise<ControlSocket> => {
-    const socket: ControlSocket = io(`${coordinator.url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: upgradeHeaders(coordinator.token), transports: ['websocket'], forceNew: true, reconnection: false });
+    const socket = await connectOwnControl(coordinator.url, coordinator.token);
     controls.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
     return socket;
   };
   const control = await newControl();

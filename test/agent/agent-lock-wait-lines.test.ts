@@ -7,15 +7,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Agent } from '../../agent/agent.ts';
 import { acquireTimingLock } from '../../agent/harness/timing-lock.ts';
-import { io } from 'socket.io-client';
 import type { ControlSocket } from '../../cli/control-client.ts';
 import { ProgressDisplay } from '../../cli/progress-display.ts';
 import { unwrap } from '../../shared/protocol/failure.ts';
 import { request } from '../../shared/protocol/request.ts';
-import { CONTROL_NAMESPACE, PROTOCOL_VERSION, type ControlToCoordinator, type RunSummary } from '../../shared/protocol/events.ts';
-import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
+import { type ControlToCoordinator, type RunSummary } from '../../shared/protocol/events.ts';
 import { startRun, TINY_PLAN, waitForRunReport } from '../fleet/fleet-helpers.ts';
-import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { connectOwnControl, startTestCoordinator } from '../helpers/in-process-coordinator.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { textStream } from '../helpers/text-stream.ts';
 
@@ -31,16 +29,10 @@ test('an agent whose harness waits for the timing lock says what it waits for, a
   const held = await acquireTimingLock({ what: 'a test holding the lock', file: lockFile, limitSeconds: 0 });
   t.after(() => held.release());
   const coordinator = await startTestCoordinator({ dataDir: join(dir, 'coordinator') });
-  // Connections of their own (forceNew): socket.io-client otherwise shares one per URL between
-  // the agent's namespace and the control namespace of this one process.
   const controls: ControlSocket[] = [];
   const newControl = async (): Promise<ControlSocket> => {
-    const socket: ControlSocket = io(`${coordinator.url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: upgradeHeaders(coordinator.token), transports: ['websocket'], forceNew: true, reconnection: false });
+    const socket = await connectOwnControl(coordinator.url, coordinator.token);
     controls.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
     return socket;
   };
   const lines: string[] = [];

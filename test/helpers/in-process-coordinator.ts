@@ -11,7 +11,7 @@ import { io, type Socket } from 'socket.io-client';
 import { machineFacts } from '../../agent/machine-facts.ts';
 import { connectControl, type ControlSocket } from '../../cli/control-client.ts';
 import { Coordinator, type CoordinatorOptions } from '../../coordinator/server.ts';
-import { AGENT_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent } from '../../shared/protocol/events.ts';
+import { AGENT_NAMESPACE, CONTROL_NAMESPACE, PROTOCOL_VERSION, type AgentToCoordinator, type CoordinatorToAgent } from '../../shared/protocol/events.ts';
 import { upgradeHeaders } from '../../shared/protocol/protocol-version.ts';
 
 export type RawAgent = Socket<CoordinatorToAgent, AgentToCoordinator>;
@@ -94,6 +94,25 @@ export async function connectRawAgent(url: string, token: string, name: string):
     reconnection: false,
   });
   socket.on('run:assign', (_assignment, ack) => ack({ ok: true, value: null }));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+  } catch (error) {
+    socket.close();
+    throw error;
+  }
+  return socket;
+}
+
+/**
+ * A control connection of its own (forceNew) to the coordinator at `url`: socket.io-client
+ * otherwise shares one connection per URL between the namespaces of one process, so an Agent
+ * running in the test process and its control clients would share (and close) one.
+ */
+export async function connectOwnControl(url: string, token: string): Promise<ControlSocket> {
+  const socket: ControlSocket = io(`${url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: upgradeHeaders(token), transports: ['websocket'], forceNew: true, reconnection: false });
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());

@@ -18,7 +18,8 @@
 // agents of its own, in a folder of its own) two at a time; netns and browser files run one at
 // a time. When several tiers run (and the checks), they run at the same time, each its own
 // `node --test`: the fleet, netns and browser tiers mostly wait on their processes, the network
-// and the browser, and the unit tier and the checks use the processor meanwhile. A tier run
+// and the browser, and the unit tier and the checks use the processor meanwhile; the browser
+// tier starts when the unit tier has ended (AFTER below). A tier run
 // alone prints as it goes; tiers run together each print their whole output when they end, and
 // the run ends with a line per tier and check: passed or failed, and its time.
 //
@@ -54,6 +55,12 @@ const TIERS = {
 const ORDER = ['unit', 'fleet', 'netns', 'browser'];
 /** Files run at once per tier (node --test --test-concurrency, Node 20.10 and later). */
 const CONCURRENCY = { unit: 3, fleet: 2, netns: 1, browser: 1 };
+/**
+ * Tiers that start only once others have ended when several run: the browser tier's live pages
+ * wait on a real run within fixed times, which the unit tier's three files at a time beside the
+ * checks and the other tiers overran on two cores (a progress test's 30 s wait timed out).
+ */
+const AFTER = { browser: ['unit'] };
 /** What --checks runs beside the tiers: package.json's scripts. */
 const CHECKS = ['typecheck', 'lint'];
 
@@ -225,7 +232,15 @@ try {
   // The checks need no TypeScript loader: they start while the run compiles the test files' JavaScript.
   const jobs = checks ? CHECKS.map((c) => runCheck(c).then(report)) : [];
   const baseEnv = { ...process.env, ...(await testEnv()) };
-  if (!interrupted) jobs.push(...tiers.map((t) => runTier(t, baseEnv, together).then(report)));
+  if (!interrupted) {
+    // A tier named in AFTER starts once the tiers it waits for have ended (whether they passed or not).
+    const running = new Map();
+    for (const t of tiers) {
+      const waitFor = (AFTER[t] ?? []).map((w) => running.get(w)).filter((p) => p !== undefined);
+      running.set(t, Promise.all(waitFor).then(() => (interrupted ? { name: `${t} tier`, status: 130, output: '', leftovers: '', seconds: 0, what: 'not started' } : runTier(t, baseEnv, together).then(report))));
+    }
+    jobs.push(...running.values());
+  }
   const results = await Promise.all(jobs);
   for (const r of results) status = status || r.status;
   if (together) {

@@ -1,37 +1,34 @@
-// The coordinator's sockets: one HTTP(S) server carrying socket.io (namespaces /agent and
-// /control) and the plain file routes. This module authenticates connections, checks
-// handshakes, lets a restarted agent take over its half-open predecessor's name, and turns
-// events into calls on the run dispatcher; run state itself lives in the run lifecycle. All
+// The coordinator put together: one HTTP(S) server carrying socket.io (namespaces /agent and
+// /control, served by network/agent-namespace.ts and network/control-namespace.ts) and the
+// plain file routes, over the run lifecycle, dispatcher, campaigns, confirmations and analyses
+// it makes from its options; run state itself lives in the run lifecycle. All
 // state is under the data folder, so a restarted coordinator picks up where it stopped.
 import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { Server, type Namespace, type Socket } from 'socket.io';
-import { background } from '../shared/background.ts';
-import { BenchfleetError, errorMessage } from '../shared/errors.ts';
+import { Server, type Namespace } from 'socket.io';
+import { BenchfleetError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import {
   AGENT_NAMESPACE,
   CONTROL_NAMESPACE,
   type AgentToCoordinator,
-  type BatchAck,
   type CoordinatorToAgent,
   type CoordinatorToControl,
   type ControlToCoordinator,
   type AgentSummary,
-  type MachineFacts,
   type RunSummary,
 } from '../shared/protocol/events.ts';
-import { fromFailure, toFailure } from '../shared/protocol/failure.ts';
+import { fromFailure } from '../shared/protocol/failure.ts';
 import { MAX_MESSAGE_BYTES } from '../shared/protocol/limits.ts';
-import { clientVersionRefusal, handshakeVersionRefusal, PROTOCOL_HEADER } from '../shared/protocol/protocol-version.ts';
-import { validateAgentAuth, validateControlAuth, validateHeartbeat, validateMachineName, validateRunId } from '../shared/protocol/validate.ts';
+import { clientVersionRefusal, PROTOCOL_HEADER } from '../shared/protocol/protocol-version.ts';
 import { AgentRegistry } from './network/agent-registry.ts';
+import { serveAgents, type AgentData, type AgentSocket } from './network/agent-namespace.ts';
+import { serveControl } from './network/control-namespace.ts';
 import { bearerToken, forbidden, Gatekeeper, type Role } from './network/auth.ts';
 import type { LoginLimit } from './network/login-limiter.ts';
 import { createHttpRoutes } from './network/http-routes.ts';
-import { respond, respondWith } from './network/reply.ts';
 import type { CampaignSummary } from '../shared/protocol/campaign.ts';
 import { Campaigns } from './campaigns/campaigns.ts';
 import { AnalysisAnswers } from './analyses/analysis-answers.ts';
@@ -65,40 +62,6 @@ export interface CoordinatorOptions {
   takeoverPingMs?: number;
   /** Most confirmation runs queued after a run flags a regression on a machine (default 0: none; coordinator/runs/confirmation.ts). */
   confirmRuns?: number;
-}
-
-interface AgentData { name: string; facts: MachineFacts }
-type AgentSocket = Socket<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>;
-type ControlSocket = Socket<ControlToCoordinator, CoordinatorToControl>;
-
-/** A handshake refusal: the client's connect_error gets the message and `data: { code }`. */
-function refusal(error: unknown): Error {
-  const failure = toFailure(error);
-  return Object.assign(new Error(failure.message), { data: { code: failure.code } });
-}
-
-/**
- * Whether the peer of `socket` answers an engine.io ping within `timeoutMs`. Every socket.io
- * client answers pings by itself, so this tells a live agent from a half-open link without
- * any help from the agent's code. (engine.io has no public call for it: `sendPacket('ping')`
- * and its `heartbeat` event on the pong are what its own ping timer uses.)
- */
-function answersPing(socket: Socket, timeoutMs: number): Promise<boolean> {
-  const conn = socket.conn as unknown as { sendPacket(type: 'ping'): void; once(event: 'heartbeat' | 'close', listener: () => void): void; off(event: 'heartbeat' | 'close', listener: () => void): void };
-  return new Promise((resolve) => {
-    const done = (alive: boolean): void => {
-      clearTimeout(timer);
-      conn.off('heartbeat', onPong);
-      conn.off('close', onClose);
-      resolve(alive);
-    };
-    const onPong = (): void => done(true);
-    const onClose = (): void => done(false);
-    const timer = setTimeout(() => done(false), timeoutMs);
-    conn.once('heartbeat', onPong);
-    conn.once('close', onClose);
-    conn.sendPacket('ping');
-  });
 }
 
 export class Coordinator {
@@ -261,9 +224,19 @@ export class Coordinator {
     // One server, two namespaces with their own event maps: each gets a view of the server typed by its map.
     const agentView = io as unknown as Server<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>;
     const controlView = io as unknown as Server<ControlToCoordinator, CoordinatorToControl>;
-    this.setUpAgents(agentView.of(AGENT_NAMESPACE));
+    serveAgents(agentView.of(AGENT_NAMESPACE), { requireRole: (req, role) => this.requireRole(req, role), takeoverPingMs: this.options.takeoverPingMs ?? 5000, agentSockets: this.agentSockets, registry: this.registry, events: this.events, dispatch: this.dispatch });
     this.control = controlView.of(CONTROL_NAMESPACE);
-    this.setUpControl(this.control);
+    serveControl(this.control, {
+      requireRole: (req, role) => this.requireRole(req, role),
+      loaded: this.loaded,
+      lifecycle: this.lifecycle,
+      dispatch: this.dispatch,
+      campaigns: this.campaigns,
+      registry: this.registry,
+      events: this.events,
+      analyses: this.analyses,
+      agentList: () => this.agentList(),
+    });
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(this.options.port, this.options.host, () => resolve());
@@ -299,137 +272,5 @@ export class Coordinator {
     if (!this.gate.rolesOf(bearerToken(req)).has(role)) throw forbidden(role);
   }
 
-  private setUpAgents(ns: Namespace<AgentToCoordinator, CoordinatorToAgent, Record<string, never>, AgentData>): void {
-    ns.use((socket, next) => {
-      void (async () => {
-        this.requireRole(socket.request, 'agent');
-        const auth = validateAgentAuth(socket.handshake.auth);
-        const mismatch = handshakeVersionRefusal(auth.protocol, 'agent');
-        if (mismatch) throw mismatch;
-        const old = this.agentSockets.get(auth.name);
-        if (old) {
-          // A restarted agent whose old link is half-open must not be locked out by its own ghost.
-          if (await answersPing(old, this.options.takeoverPingMs ?? 5000)) {
-            log.warn(`refused a second agent named "${auth.name}" from ${socket.handshake.address}: one is already connected and answers`);
-            throw new BenchfleetError('NAME_IN_USE', `an agent named "${auth.name}" is already connected to this coordinator; stop it first or give this one another --name`);
-          }
-          log.warn(`agent ${auth.name}: the connection from ${old.handshake.address} did not answer a ping; dropping it for the new one from ${socket.handshake.address}`);
-          if (this.agentSockets.get(auth.name) === old) this.agentSockets.delete(auth.name);
-          old.disconnect(true);
-        }
-        socket.data = { name: auth.name, facts: auth.facts };
-      })().then(
-        () => next(),
-        (error: unknown) => next(refusal(error)),
-      );
-    });
-    ns.on('connection', (socket) => this.onAgent(socket));
-  }
 
-  private onAgent(socket: AgentSocket): void {
-    const { name, facts } = socket.data;
-    if (this.agentSockets.has(name)) {
-      // Another agent of this name connected while this one's handshake was being checked.
-      socket.disconnect(true);
-      return;
-    }
-    this.agentSockets.set(name, socket);
-    // Listeners are attached before anything is awaited: an agent sends `run:resume` the moment it
-    // connects, and socket.io drops events that arrive while no listener is attached.
-    void this.registry.connected(name, facts, socket.id);
-    this.events.emit('agents');
-    log.info(`agent ${name} connected from ${socket.handshake.address} (${facts.cpuModel}, ${facts.cores} cores, Node ${facts.node})`);
-    socket.on('disconnect', (reason) => {
-      if (this.agentSockets.get(name) === socket) this.agentSockets.delete(name);
-      void this.registry.disconnected(name, socket.id);
-      this.events.emit('agents');
-      log.info(`agent ${name} left (${reason})`);
-    });
-    socket.on('records', (bytes, ack) => {
-      this.registry.seen(name);
-      respondWith<BatchAck>(ack, log, `records of ${name}`, () => this.dispatch.records(name, bytes), (error) => ({ ...toFailure(error), next: null }));
-    });
-    socket.on('run:progress', (raw) => {
-      this.registry.seen(name);
-      this.dispatch.progress(name, raw).catch((error: unknown) => log.warn(`agent ${name}: ignored progress: ${errorMessage(error)}`));
-    });
-    socket.on('agent:heartbeat', (raw) => {
-      try {
-        this.registry.seen(name, validateHeartbeat(raw).loadAverage);
-        this.events.emit('agents');
-      } catch (error) {
-        log.warn(`agent ${name}: ignored heartbeat: ${errorMessage(error)}`);
-      }
-    });
-    socket.on('run:finished', (raw, ack) =>
-      respond(ack, log, `run:finished of ${name}`, async () => {
-        await this.dispatch.finished(name, raw);
-        return null;
-      }),
-    );
-    socket.on('run:resume', (rawId, ack) => respond(ack, log, `run:resume of ${name}`, () => this.dispatch.resumePoint(name, rawId)));
-    // A plan this machine has not taken yet (e.g. the coordinator stopped before sending it) goes out now.
-    this.dispatch.agentConnected(name).catch((error: unknown) => log.error(`agent ${name}: ${errorMessage(error)}`));
-  }
-
-  private setUpControl(ns: Namespace<ControlToCoordinator, CoordinatorToControl>): void {
-    ns.use((socket, next) => {
-      try {
-        this.requireRole(socket.request, 'control');
-        const auth = validateControlAuth(socket.handshake.auth);
-        const mismatch = handshakeVersionRefusal(auth.protocol, 'client');
-        next(mismatch ? refusal(mismatch) : undefined);
-      } catch (error) {
-        next(refusal(error));
-      }
-    });
-    ns.on('connection', (socket: ControlSocket) => {
-      const lifecycle = this.lifecycle;
-      // Every control request is answered once the data folder is loaded (see `loaded`).
-      const answer = <T>(ack: unknown, what: string, work: () => Promise<T> | T): void =>
-        respond(ack, log, what, async () => {
-          await this.loaded;
-          return work();
-        });
-      socket.on('run:start', (request, ack) => answer(ack, 'run:start', () => this.dispatch.startRun(request)));
-      socket.on('status', (ack) => answer(ack, 'status', () => ({ agents: this.agentList(), runs: lifecycle.list() })));
-      socket.on('run:follow', (rawId, ack) =>
-        answer(ack, 'run:follow', async () => {
-          const runId = validateRunId(rawId);
-          const run = lifecycle.get(runId);
-          await socket.join(`run:${runId}`);
-          // A follower that arrives after the end gets the report at once (after this answer).
-          background(log, `run ${runId}: the report for a late follower`, async () => {
-            if (!(await this.dispatch.isFinal(runId))) return;
-            // After this answer: the follower hears of the run before its report.
-            await new Promise((answered) => setImmediate(answered));
-            await this.dispatch.sendReport(runId);
-          });
-          return run;
-        }),
-      );
-      socket.on('run:cancel', (rawId, ack) => answer(ack, 'run:cancel', () => this.dispatch.cancel(rawId)));
-      socket.on('campaign:start', (request, ack) => answer(ack, 'campaign:start', () => this.campaigns.start(request)));
-      socket.on('campaign:list', (ack) => answer(ack, 'campaign:list', () => this.campaigns.list()));
-      socket.on('campaign:follow', (rawId, ack) =>
-        answer(ack, 'campaign:follow', async () => {
-          const campaign = this.campaigns.get(rawId);
-          await socket.join(`campaign:${campaign.campaignId}`);
-          return campaign;
-        }),
-      );
-      socket.on('campaign:cancel', (rawId, ack) => answer(ack, 'campaign:cancel', () => this.campaigns.cancel(rawId)));
-      socket.on('agents:forget', (rawName, ack) =>
-        answer(ack, 'agents:forget', async () => {
-          await this.registry.forget(validateMachineName(rawName));
-          this.events.emit('agents');
-          return this.agentList();
-        }),
-      );
-      socket.on('history', (request, ack) => answer(ack, 'history', () => this.analyses.history(request)));
-      socket.on('compare', (request, ack) => answer(ack, 'compare', () => this.analyses.compare(request)));
-      socket.on('campaign:report', (rawId, ack) => answer(ack, 'campaign:report', () => this.analyses.campaign(rawId)));
-      socket.on('report', (request, ack) => answer(ack, 'report', () => this.analyses.report(request)));
-    });
-  }
 }

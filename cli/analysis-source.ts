@@ -14,6 +14,7 @@ import type { ControlToCoordinator } from '../shared/protocol/events.ts';
 import { unwrap } from '../shared/protocol/failure.ts';
 import { request } from '../shared/protocol/request.ts';
 import { COORDINATOR_ENV, type ConnectionArgs } from './connection-options.ts';
+import type { ControlSocket } from './control-client.ts';
 
 /** How long an analysis may take on the coordinator: a comparison of study-sized runs takes minutes. */
 const ANALYSIS_TIMEOUT_MS = 15 * 60_000;
@@ -58,14 +59,9 @@ export function requireFolders(runs: readonly string[], withData: boolean): void
   throw new BenchfleetError('USAGE', `"${missing}" is not a folder here; to name a run by id, give ${data}the coordinator with --coordinator URL (or set ${COORDINATOR_ENV}) and a control token`);
 }
 
-async function ask<T>(args: ConnectionArgs, work: (socket: object) => Promise<T>): Promise<T> {
-  const { connectControl } = await import('./control-client.ts');
-  const socket = await connectControl(args);
-  try {
-    return await work(socket);
-  } finally {
-    socket.close();
-  }
+async function ask<T>(args: ConnectionArgs, work: (socket: ControlSocket) => Promise<T>): Promise<T> {
+  const { withControl } = await import('./control-client.ts');
+  return withControl(args, work);
 }
 
 /** An answer that is not the object it should be is a PROTOCOL error, said before anything renders it. */

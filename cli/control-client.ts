@@ -72,3 +72,12 @@ export async function connectControl(args: ConnectionArgs, options: { token?: st
   return socket;
 }
 
+/** `work` on a control connection of its own, closed when `work` ends, whether it failed or not. */
+export async function withControl<T>(args: ConnectionArgs, work: (socket: ControlSocket) => Promise<T>): Promise<T> {
+  const socket = await connectControl(args);
+  try {
+    return await work(socket);
+  } finally {
+    socket.close();
+  }
+}

@@ -206,23 +206,13 @@ function settle(t: Track, end: number): boolean {
 }
 
 /** A suspect as a snapshot holds it: its change as an index into the track's `found`. */
-export interface SuspectSnapshot {
-  start: number;
-  sign: number;
-  threshold: number;
+export interface SuspectSnapshot extends Omit<Suspect, 'change'> {
   change: number | null;
 }
 
 /** One cell's state in a snapshot: plain numbers and arrays, so JSON keeps it exactly. */
-export interface TrackSnapshot {
-  runs: number[];
-  y: number[];
-  within: number[];
-  excluded: number[];
-  segment: number;
-  cursor: number;
+export interface TrackSnapshot extends Omit<Track, 'suspect'> {
   suspect: SuspectSnapshot | null;
-  found: DetectedChange[];
 }
 
 /** A family's detection state after some runs: its cells in family order. */

@@ -53,13 +53,8 @@ interface ReportArgs extends ConnectionArgs { id: string; data: string | undefin
 // What each subcommand runs is loaded when it runs (`await import`), not with the definitions,
 // which every command's --help reads: the connection alone loads socket.io.
 async function withControl<T>(args: ConnectionArgs, work: (socket: ControlSocket) => Promise<T>): Promise<T> {
-  const { connectControl } = await import('../control-client.ts');
-  const socket = await connectControl(args);
-  try {
-    return await work(socket);
-  } finally {
-    socket.close();
-  }
+  const { withControl: onConnection } = await import('../control-client.ts');
+  return onConnection(args, work);
 }
 
 async function printCampaign(c: CampaignSummary): Promise<void> {

@@ -94,16 +94,7 @@ export async function connectRawAgent(url: string, token: string, name: string):
     reconnection: false,
   });
   socket.on('run:assign', (_assignment, ack) => ack({ ok: true, value: null }));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-  } catch (error) {
-    socket.close();
-    throw error;
-  }
-  return socket;
+  return connected(socket);
 }
 
 /**
@@ -113,6 +104,11 @@ export async function connectRawAgent(url: string, token: string, name: string):
  */
 export async function connectOwnControl(url: string, token: string): Promise<ControlSocket> {
   const socket: ControlSocket = io(`${url}${CONTROL_NAMESPACE}`, { auth: { protocol: PROTOCOL_VERSION }, extraHeaders: upgradeHeaders(token), transports: ['websocket'], forceNew: true, reconnection: false });
+  return connected(socket);
+}
+
+/** `socket` once connected; closed, and the connect error thrown, when it cannot connect. */
+async function connected<S extends Socket>(socket: S): Promise<S> {
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());

@@ -121,13 +121,40 @@ async function install(root, shadow) {
     if (typeof p === 'string' && inside(path.resolve(p))) walk(path.resolve(p));
     return found;
   };
-  const retire = (inodes) => {
+  /** Move each inode's generation by `by`, whole or not at all: another thread reading it meanwhile sees the old count or the new. */
+  const moveGenerations = (inodes, by) => {
     for (const ino of inodes) {
-      // Whole or not at all: another thread reading it meanwhile must see the old count or the new.
       const tmp = path.join(retiredDir, `.${ino}.${process.pid}.${workerThreads.threadId}.${++tmpCounter}`);
-      fs.writeFileSync(tmp, String(generation(ino) + 1));
+      fs.writeFileSync(tmp, String(generation(ino) + by));
       fs.renameSync(tmp, path.join(retiredDir, String(ino)));
     }
+  };
+  /**
+   * Run `call`, which ends the inodes under `p`. They are retired *before* the call: once the
+   * call has freed an inode number, another thread may create a file on it at once (ext4 hands
+   * freed numbers straight back), and that file must already get the new generation; retired
+   * after, its sync and its folder's listing would file it under two ids and a synced file
+   * would look lost. When the call fails, what still lives under `p` gets its generation back.
+   */
+  const ending = (p, call) => {
+    const dying = inodesUnder(p);
+    moveGenerations(dying, 1);
+    const undo = () => {
+      const alive = new Set(inodesUnder(p));
+      moveGenerations(dying.filter((ino) => alive.has(ino)), -1);
+    };
+    let result;
+    try {
+      result = call();
+    } catch (error) {
+      undo();
+      throw error;
+    }
+    if (result instanceof Promise) return result.catch((error) => {
+      undo();
+      throw error;
+    });
+    return result;
   };
 
   if (isMainThread && !fs.existsSync(path.join(shadow, 'ready'))) {
@@ -232,32 +259,21 @@ async function install(root, shadow) {
   // Deaths of inodes: a later file with the same inode number is another file.
   for (const name of ['unlink', 'rm', 'rmdir']) {
     const original = fsp[name];
-    fsp[name] = async function (p, ...rest) {
-      const dying = inodesUnder(p);
-      const result = await original.call(this, p, ...rest);
-      retire(dying);
-      return result;
+    fsp[name] = function (p, ...rest) {
+      return ending(p, () => original.call(this, p, ...rest));
     };
     const originalSync = fs[`${name}Sync`];
     fs[`${name}Sync`] = function (p, ...rest) {
-      const dying = inodesUnder(p);
-      const result = originalSync.call(this, p, ...rest);
-      retire(dying);
-      return result;
+      return ending(p, () => originalSync.call(this, p, ...rest));
     };
   }
   const originalRename = fsp.rename;
-  fsp.rename = async function (from, to) {
-    const dying = inodesUnder(to);
-    const result = await originalRename.call(this, from, to);
-    retire(dying);
-    return result;
+  fsp.rename = function (from, to) {
+    return ending(to, () => originalRename.call(this, from, to));
   };
   const originalRenameSync = fs.renameSync;
   fs.renameSync = function (from, to) {
-    const dying = inodesUnder(to);
-    originalRenameSync.call(this, from, to);
-    retire(dying);
+    ending(to, () => originalRenameSync.call(this, from, to));
   };
 
   // Worker threads load this layer too (their execArgv does not come from NODE_OPTIONS).

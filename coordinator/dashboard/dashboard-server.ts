@@ -12,14 +12,15 @@ import { posix } from 'node:path';
 import { Server } from 'socket.io';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
-import { UI_NAMESPACE, type DashboardToUi } from './dashboard-views.ts';
+import { DEFAULT_PAGE_MACHINES, MAX_ANSWER_BYTES, MAX_LISTED_RUNS, MAX_PAGE_MACHINES, MAX_RUN_ANSWER_BYTES, UI_NAMESPACE, type DashboardToUi } from './dashboard-views.ts';
+import { AnswerCache } from './answer-cache.ts';
 import { checkWebBundle, webAssets, type WebAssets } from './web-assets.ts';
 import { CompareCache } from './compare-cache.ts';
 import { historyApi } from './history-api.ts';
 import { appShell, loginPage, securityHeaders, type LoginProblem } from './dashboard-pages.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
 import { LoginLimiter } from '../network/login-limiter.ts';
-import { RunViews } from './run-views.ts';
+import { RunViews, type PageRequest, type Viewed } from './run-views.ts';
 import { decodeSegment } from '../network/request-path.ts';
 import { clearedCookie, cookieValue, SESSION_COOKIE, sessionCookie, Sessions } from './sessions.ts';
 
@@ -30,6 +31,8 @@ const MAX_LOGIN_BODY = 4096;
 /** Live updates are sent at most this often per run (progress arrives per sample). */
 const PUSH_INTERVAL_MS = 250;
 export const LIVE_PATH = '/live/';
+/** The finalized runs' answers kept (answer-cache.ts): a few Run pages of a thousand machines, or many small ones. */
+const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface DashboardOptions {
   host: string;
@@ -43,6 +46,22 @@ export interface DashboardOptions {
 
 type Json = Record<string, unknown> | unknown[];
 
+/** `?offset=&limit=&arm=` of a page of machines, or what is wrong with them. */
+function pageRequest(url: URL): PageRequest | string {
+  const number = (name: string, fallback: number, min: number, max: number): number | string => {
+    const text = url.searchParams.get(name);
+    if (text === null || text === '') return fallback;
+    const value = Number(text);
+    return /^\d+$/.test(text) && value >= min && value <= max ? value : `${name} must be a whole number from ${min} to ${max}, not "${text}"`;
+  };
+  const offset = number('offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = number('limit', DEFAULT_PAGE_MACHINES, 1, MAX_PAGE_MACHINES);
+  if (typeof offset === 'string') return offset;
+  if (typeof limit === 'string') return limit;
+  const arm = url.searchParams.get('arm');
+  return { offset, limit, ...(arm === null || arm === '' ? {} : { arm }) };
+}
+
 export class Dashboard {
   private readonly source: DashboardSource;
   private readonly options: DashboardOptions;
@@ -50,6 +69,7 @@ export class Dashboard {
   private readonly limiter = new LoginLimiter();
   private readonly views: RunViews;
   private readonly compares: CompareCache;
+  private readonly answers = new AnswerCache(ANSWER_CACHE_BYTES);
   private readonly assets: WebAssets;
   private http: HttpServer | null = null;
   private io: Server | null = null;
@@ -228,7 +248,7 @@ export class Dashboard {
   private async api(path: string, url: URL, res: ServerResponse): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     if (path === '/api/fleet') return this.sendJson(res, 200, await this.views.fleet());
-    if (path === '/api/runs') return this.sendJson(res, 200, { runs: await this.views.list() });
+    if (path === '/api/runs') return this.sendJson(res, 200, await this.views.list(MAX_LISTED_RUNS));
     if (path === '/api/campaigns') return this.sendJson(res, 200, { campaigns: this.source.campaigns?.() ?? [] });
     const campaign = /^\/api\/campaigns\/([^/]+)$/.exec(path);
     if (campaign) {
@@ -254,13 +274,42 @@ export class Dashboard {
       res.setHeader('Content-Disposition', `attachment; filename="${posix.basename(target).replace(/[^A-Za-z0-9._-]/g, '_')}"`);
       return this.sendFile(res, target, 'application/octet-stream');
     }
+    const machines = /^\/api\/runs\/([^/]+)\/machines$/.exec(path);
+    if (machines) {
+      const runId = decodeSegment(machines[1] as string);
+      const request = pageRequest(url);
+      if (typeof request === 'string') return this.sendJson(res, 400, { error: request });
+      return this.runAnswer(res, `machines\u0000${runId}\u0000${request.arm ?? ''}\u0000${request.offset}\u0000${request.limit}`, request.limit, (limit) => this.views.page(runId, { ...request, limit }));
+    }
     const run = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (run) {
-      const view = await this.views.view(decodeSegment(run[1] as string));
-      if (view === null) return this.sendJson(res, 404, { error: 'no such run' });
-      return this.sendJson(res, 200, view);
+      const runId = decodeSegment(run[1] as string);
+      return this.runAnswer(res, `run\u0000${runId}`, DEFAULT_PAGE_MACHINES, (limit) => this.views.view(runId, { offset: 0, limit }));
     }
     return this.sendJson(res, 404, { error: `no API ${path}` });
+  }
+
+  /**
+   * A Run page answer: built with `limit` machines a page, and again with half as many while it
+   * is over MAX_RUN_ANSWER_BYTES (the page's `limit` says how many it holds); kept when final.
+   */
+  private async runAnswer(res: ServerResponse, key: string, limit: number, build: (limit: number) => Promise<Viewed<object> | null>): Promise<void> {
+    const kept = this.answers.get(key);
+    if (kept !== undefined) return this.sendJsonText(res, 200, kept);
+    for (let size = limit; ; size = Math.ceil(size / 2)) {
+      let built: Viewed<object> | null;
+      try {
+        built = await build(size);
+      } catch (error) {
+        if (error instanceof BenchfleetError && error.code === 'USAGE') return this.sendJson(res, 400, { error: error.message });
+        throw error;
+      }
+      if (built === null) return this.sendJson(res, 404, { error: 'no such run' });
+      const text = JSON.stringify(built.view);
+      if (Buffer.byteLength(text) > MAX_RUN_ANSWER_BYTES && size > 1) continue;
+      if (built.final) this.answers.set(key, text);
+      return this.sendJsonText(res, 200, text);
+    }
   }
 
   private async login(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -309,7 +358,17 @@ export class Dashboard {
   }
 
   private sendJson(res: ServerResponse, status: number, value: Json | object): void {
-    const text = JSON.stringify(value);
+    this.sendJsonText(res, status, JSON.stringify(value));
+  }
+
+  /** Every JSON answer passes here: one over MAX_ANSWER_BYTES is refused, never sent. */
+  private sendJsonText(res: ServerResponse, status: number, text: string): void {
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_ANSWER_BYTES) {
+      log.warn(`refused to send a ${bytes}-byte answer (over the dashboard's cap of ${MAX_ANSWER_BYTES} bytes)`);
+      text = JSON.stringify({ error: `the answer would be ${bytes} bytes, over the dashboard's cap of ${MAX_ANSWER_BYTES}; ask for less (docs/dashboard.md, API)`, code: 'ANSWER_TOO_LARGE' });
+      status = 500;
+    }
     res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
   }

@@ -4,6 +4,7 @@
 // so the dashboard shows exactly what `benchfleet report` and `benchfleet compare` compute.
 import type { CampaignSummary } from '../../shared/protocol/campaign.ts';
 import type { Comparison } from '../../analysis/compare/compare-types.ts';
+import type { AcrossMachines } from '../../analysis/report/across-machines.ts';
 import type { Report } from '../../analysis/report/report-types.ts';
 import type { MachineFacts, MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
 
@@ -24,7 +25,13 @@ export interface MachineProgressView {
   queue: number | null;
 }
 
-/** A run in the Runs list, and the head of the Run page. */
+/** Machines of a run per state (states no machine is in are left out). */
+export type MachineStateCounts = Partial<Record<MachineRunState['state'], number>>;
+
+/**
+ * A run in the Runs list, and the head of the Run page. Its size does not grow with the run's
+ * machines: it names the first few and counts them all; the Run page pages through the rest.
+ */
 export interface RunListItem {
   runId: string;
   /** The plan's `name`, free text from whoever wrote the plan. */
@@ -39,7 +46,15 @@ export interface RunListItem {
   finishedAt: string | null;
   /** The campaign the run is one of; null for a run of its own. */
   campaignId: string | null;
+  /** The first MACHINES_IN_ITEM machines by name, with their progress; `machineCount` says how many there are. */
   machines: MachineProgressView[];
+  /** Every machine of the run. */
+  machineCount: number;
+  /** How many machines are in each state. */
+  machineStates: MachineStateCounts;
+  /** Samples done and planned, summed over every machine. */
+  done: number;
+  total: number;
   /** Samples that failed a check, from the stored summaries; null until they exist. */
   failures: number | null;
   /** Why a delivering run has not finished: its finalization failed and is retried (RunSummary.finalizing); null otherwise. */
@@ -66,7 +81,10 @@ export interface FleetView {
 }
 
 export interface RunsView {
+  /** Newest first, at most MAX_LISTED_RUNS. */
   runs: RunListItem[];
+  /** Older runs left out of `runs` (the run index and `npx benchfleet history` have them all). */
+  omitted: number;
 }
 
 export interface DownloadView {
@@ -84,14 +102,54 @@ export interface ManifestStatusView {
   problems: string[];
 }
 
-/** The Run page: live progress, and once finalized the study table and charts of every arm. */
+/**
+ * One page of a run's machines (`GET /api/runs/<runId>/machines?offset=&limit=&arm=`): their
+ * progress, their files, and once the run is finalized the study table of one arm for them.
+ */
+export interface MachinePageView {
+  /** Index of the page's first machine among the run's machines, sorted by name. */
+  offset: number;
+  /** Machines a page holds: as asked (at most MAX_PAGE_MACHINES), fewer when more would pass MAX_RUN_ANSWER_BYTES. */
+  limit: number;
+  /** Every machine of the run. */
+  total: number;
+  machines: MachineProgressView[];
+  /** The arm `report` and `acrossMachines` show; null until the run is finalized. */
+  arm: string | null;
+  /**
+   * The arm's study table for this page's machines only (its rows, machines and sources); its
+   * notes, footer and failedSamples are the whole run's. Null until the run is finalized.
+   */
+  report: Report | null;
+  /** The arm per kernel and policy across every machine of the run; null until finalized. */
+  acrossMachines: AcrossMachines | null;
+  /** The files the manifest lists in this page's machine folders. */
+  downloads: DownloadView[];
+}
+
+/** The Run page: the run's head, and its first page of machines. */
 export interface RunView {
   run: RunListItem;
-  /** One report per pool arm present, the default arm first; empty until the run is finalized. */
-  reports: Report[];
+  /** The pool arms with figures, the default arm first; empty until the run is finalized. */
+  arms: string[];
+  /** The first machines, and the default arm's figures. */
+  page: MachinePageView;
+  /** The files the manifest lists outside the machine folders (plan, report), and the manifest. */
   downloads: DownloadView[];
   manifest: ManifestStatusView;
 }
+
+/** Machines a RunListItem lists by name. */
+export const MACHINES_IN_ITEM = 8;
+/** Machines a page holds unless asked for fewer, and at most. */
+export const DEFAULT_PAGE_MACHINES = 20;
+export const MAX_PAGE_MACHINES = 50;
+/** Runs the Runs list holds, newest first. */
+export const MAX_LISTED_RUNS = 1000;
+/** The size a Run page answer is kept under (a page shrinks to fit): the issue's 1 MB. */
+export const MAX_RUN_ANSWER_BYTES = 1_000_000;
+/** Every API answer's hard cap: a larger answer is refused (500, ANSWER_TOO_LARGE), never sent. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /** The Compare page: the runs it was asked for and the comparison `benchfleet compare` prints. */
 export interface CompareView {

@@ -1,36 +1,38 @@
 // The data of the Runs, Run and Fleet pages, from the run's state and its stored files only:
 // plan.json for the plan's name, the finalized <machine>/<policy>.summary.json files for the
 // tables, manifest.json for the downloads. Nothing is analyzed again: what a finalized run's
-// files say is read once and kept, since a finalized run does not change.
-import { readdir, readFile, stat } from 'node:fs/promises';
+// files say is read once and kept (finalized-runs.ts), since a finalized run does not change.
+// No view grows with the run's machines: a run list item counts them, the Run page pages them.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MANIFEST_FILE, readManifest, verifyManifest } from '../../analysis/raw/manifest.ts';
-import { reportsForEveryArm } from '../../analysis/report/report-arms.ts';
-import type { LoadedResult } from '../../analysis/raw/result-folders.ts';
-import { readSummaryFile } from '../../analysis/summary/summary-io.ts';
-import type { Report } from '../../analysis/report/report-types.ts';
-import { errorMessage } from '../../shared/errors.ts';
+import { verifyManifest } from '../../analysis/raw/manifest.ts';
+import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
-import type { RunSummary } from '../../shared/protocol/events.ts';
-import type { DownloadView, FleetView, ManifestStatusView, RunListItem, RunView } from './dashboard-views.ts';
+import type { MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
+import { MACHINES_IN_ITEM, type FleetView, type MachinePageView, type MachineProgressView, type MachineStateCounts, type ManifestStatusView, type RunListItem, type RunView } from './dashboard-views.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
+import { loadFinalized, pageReport, type Finalized } from './finalized-runs.ts';
 import { ProgressClock } from './progress-clock.ts';
 import { confinedPath } from '../network/request-path.ts';
 
 const log = createLogger('dashboard');
 const MAX_MANIFEST_PROBLEMS = 10;
 
-/** What a finalized run's files say; read once. */
-interface Finalized {
-  finishedAt: string;
-  /** When the run's first machine started measuring (its earliest environment row); null without one. */
-  startedAt: string | null;
-  failures: number;
-  reports: Report[];
-  downloads: DownloadView[];
-  /** Per machine, the pinning of its newest environment row in this run. */
-  affinity: Map<string, number[] | null>;
+/** Which machines a page shows, and of which arm. */
+export interface PageRequest {
+  offset: number;
+  limit: number;
+  /** A pool arm of the run; undefined: the default arm. */
+  arm?: string;
 }
+
+/** A view, and whether it is final: a finalized run's views never change, so their answers can be kept. */
+export interface Viewed<T> {
+  view: T;
+  final: boolean;
+}
+
+const byName = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export class RunViews {
   private readonly source: DashboardSource;
@@ -43,9 +45,10 @@ export class RunViews {
     this.source = source;
   }
 
-  async list(): Promise<RunListItem[]> {
+  /** The newest `max` runs, newest first, and how many older ones were left out. */
+  async list(max: number): Promise<{ runs: RunListItem[]; omitted: number }> {
     const runs = this.source.runs().sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-    return Promise.all(runs.map((run) => this.item(run)));
+    return { runs: await Promise.all(runs.slice(0, max).map((run) => this.item(run))), omitted: Math.max(0, runs.length - max) };
   }
 
   async item(run: RunSummary): Promise<RunListItem> {
@@ -62,51 +65,88 @@ export class RunViews {
       failures: finalized?.failures ?? null,
       finalizing: run.finalizing ?? null,
       summarized: run.summarized ?? null,
-      machines: Object.entries(run.machines)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([name, m]) => ({
-          name,
-          state: m.state,
-          done: m.done,
-          total: m.total,
-          message: m.message,
-          waiting: m.waiting ?? null,
-          etaSeconds: this.clock.eta(run.runId, name, m.done, m.total, m.state === 'running'),
-          queue: m.queue ?? null,
-        })),
+      ...this.machineCounts(run),
     };
   }
 
-  /** The Run page's data, or null for an unknown run. */
-  async view(runId: string): Promise<RunView | null> {
+  private machineCounts(run: RunSummary): Pick<RunListItem, 'machines' | 'machineCount' | 'machineStates' | 'done' | 'total'> {
+    const entries = Object.entries(run.machines);
+    const machineStates: MachineStateCounts = {};
+    let done = 0;
+    let total = 0;
+    for (const [, m] of entries) {
+      machineStates[m.state] = (machineStates[m.state] ?? 0) + 1;
+      done += m.done;
+      total += m.total;
+    }
+    const first = entries.sort(byName).slice(0, MACHINES_IN_ITEM);
+    return { machines: first.map(([name, m]) => this.progress(run.runId, name, m)), machineCount: entries.length, machineStates, done, total };
+  }
+
+  private progress(runId: string, name: string, m: MachineRunState): MachineProgressView {
+    return {
+      name,
+      state: m.state,
+      done: m.done,
+      total: m.total,
+      message: m.message,
+      waiting: m.waiting ?? null,
+      etaSeconds: this.clock.eta(runId, name, m.done, m.total, m.state === 'running'),
+      queue: m.queue ?? null,
+    };
+  }
+
+  /** The Run page's data (its first page of machines), or null for an unknown run. */
+  async view(runId: string, first: PageRequest): Promise<Viewed<RunView> | null> {
     const run = this.source.run(runId);
     if (run === null) return null;
     const finalized = await this.finalizedOf(run);
+    const page = await this.pageOf(run, finalized, first);
     return {
-      run: await this.item(run),
-      reports: finalized?.reports ?? [],
-      downloads: finalized?.downloads ?? [],
-      manifest: finalized ? await this.manifestStatus(runId) : { status: 'missing', checked: 0, problems: [] },
+      view: {
+        run: await this.item(run),
+        arms: finalized?.arms.map((a) => a.arm) ?? [],
+        page,
+        downloads: finalized?.runDownloads ?? [],
+        manifest: finalized ? await this.manifestStatus(runId) : { status: 'missing', checked: 0, problems: [] },
+      },
+      final: finalized !== null,
+    };
+  }
+
+  /** A page of the run's machines, or null for an unknown run; an arm the run does not have is a USAGE error. */
+  async page(runId: string, request: PageRequest): Promise<Viewed<MachinePageView> | null> {
+    const run = this.source.run(runId);
+    if (run === null) return null;
+    const finalized = await this.finalizedOf(run);
+    return { view: await this.pageOf(run, finalized, request), final: finalized !== null };
+  }
+
+  private async pageOf(run: RunSummary, finalized: Finalized | null, request: PageRequest): Promise<MachinePageView> {
+    const all = Object.entries(run.machines).sort(byName);
+    const shown = all.slice(request.offset, request.offset + request.limit);
+    const names = shown.map(([name]) => name);
+    const facts = finalized === null ? null : request.arm === undefined ? (finalized.arms[0] ?? null) : finalized.arms.find((a) => a.arm === request.arm);
+    if (facts === undefined) throw new BenchfleetError('USAGE', `run ${run.runId} has no figures of arm "${request.arm ?? ''}"; its arms are ${finalized?.arms.map((a) => a.arm).join(', ') || 'none'}`);
+    return {
+      offset: request.offset,
+      limit: request.limit,
+      total: all.length,
+      machines: shown.map(([name, m]) => this.progress(run.runId, name, m)),
+      arm: facts?.arm ?? null,
+      report: finalized === null || facts === null ? null : await pageReport(finalized, facts, names),
+      acrossMachines: facts?.acrossMachines ?? null,
+      downloads: names.flatMap((name) => finalized?.machineDownloads.get(name) ?? []),
     };
   }
 
   async fleet(): Promise<FleetView> {
     const runs = this.source.runs();
-    // One view per run, shared by its machines: a run of a thousand machines is copied and
-    // viewed once per fleet view, not once per agent.
-    type Progress = RunListItem['machines'][number];
-    const items = new Map<string, Promise<Map<string, Progress>> | null>();
-    const itemOf = (runId: string): Promise<Map<string, Progress>> | null => {
-      let item = items.get(runId);
-      if (item === undefined) {
-        const run = this.source.run(runId);
-        items.set(runId, (item = run === null ? null : this.item(run).then((i) => new Map(i.machines.map((m) => [m.name, m])))));
-      }
-      return item;
-    };
+    const byId = new Map(runs.map((r) => [r.runId, r]));
     const agents = await Promise.all(
       this.source.agents().map(async (agent) => {
-        const item = agent.runId === null ? null : await itemOf(agent.runId);
+        const run = agent.runId === null ? undefined : byId.get(agent.runId);
+        const m = run?.machines[agent.name];
         return {
           name: agent.name,
           state: agent.state,
@@ -114,7 +154,7 @@ export class RunViews {
           load: agent.load,
           facts: agent.facts,
           affinity: await this.affinityOf(agent.name, runs),
-          run: agent.runId === null ? null : { runId: agent.runId, progress: item?.get(agent.name) ?? null },
+          run: agent.runId === null ? null : { runId: agent.runId, progress: run === undefined || m === undefined ? null : this.progress(run.runId, agent.name, m) },
         };
       }),
     );
@@ -136,7 +176,9 @@ export class RunViews {
     const run = this.source.run(runId);
     if (run === null) return null;
     const finalized = await this.finalizedOf(run);
-    if (!finalized?.downloads.some((d) => d.path === path)) return null;
+    const folder = path.includes('/') ? path.slice(0, path.indexOf('/')) : '';
+    const listed = [...finalized?.runDownloads ?? [], ...finalized?.machineDownloads.get(folder) ?? []];
+    if (!listed.some((d) => d.path === path)) return null;
     // The manifest on disk is what lists `path`: never serve anything outside the run folder.
     return confinedPath(this.source.runDir(runId), path);
   }
@@ -170,7 +212,7 @@ export class RunViews {
     if (!FINAL_RUN_STATES.has(run.state)) return Promise.resolve(null);
     let found = this.finalized.get(run.runId);
     if (!found) {
-      found = this.load(run).catch((error: unknown) => {
+      found = loadFinalized(this.source.runDir(run.runId), run).catch((error: unknown) => {
         log.warn(`run ${run.runId}: cannot read its stored summaries: ${errorMessage(error)}`);
         return null;
       });
@@ -181,44 +223,6 @@ export class RunViews {
       });
     }
     return found;
-  }
-
-  private async load(run: RunSummary): Promise<Finalized | null> {
-    const dir = this.source.runDir(run.runId);
-    let finishedAt: string;
-    try {
-      finishedAt = (await stat(join(dir, MANIFEST_FILE))).mtime.toISOString();
-    } catch {
-      return null;
-    }
-    const manifest = await readManifest(dir);
-    const results: LoadedResult[] = [];
-    const affinity = new Map<string, number[] | null>();
-    let failures = 0;
-    let startedAt: string | null = null;
-    for (const machine of Object.keys(run.machines).sort()) {
-      const machineDir = join(dir, machine);
-      const files = (await readdir(machineDir).catch(() => [] as string[])).filter((f) => f.endsWith('.summary.json')).sort();
-      let newest = '';
-      for (const file of files) {
-        const summary = await readSummaryFile(join(machineDir, file));
-        const stem = file.slice(0, -'.summary.json'.length);
-        const rawPath = manifest.files.some((f) => f.path === `${machine}/${stem}.jsonl`) ? join(machineDir, `${stem}.jsonl`) : null;
-        results.push({ files: { dir: machineDir, stem, rawPath, summaryPath: join(machineDir, file) }, summary, origin: 'summary' });
-        failures += summary.counts.failed;
-        const env = summary.environment;
-        if (env !== null && (startedAt === null || env.startedAt < startedAt)) startedAt = env.startedAt;
-        if (env !== null && env.startedAt >= newest) {
-          newest = env.startedAt;
-          affinity.set(machine, env.affinity);
-        }
-      }
-    }
-    const downloads: DownloadView[] = [
-      ...manifest.files.map((f) => ({ path: f.path, kind: f.kind, bytes: f.bytes })),
-      { path: MANIFEST_FILE, kind: 'manifest' as const, bytes: (await stat(join(dir, MANIFEST_FILE))).size },
-    ];
-    return { finishedAt, startedAt, failures, reports: reportsForEveryArm(results), downloads, affinity };
   }
 
   private manifestStatus(runId: string): Promise<ManifestStatusView> {

@@ -215,7 +215,8 @@ test('the run page of a finished run shows one chart mark per report cell and th
   assert.equal(await count('ul.downloads li'), MACHINES.length * POLICIES.length * 2 + 3, 'raw and summary per machine and policy, plan, report, manifest');
   // Another arm: the same figures for it, and no failure (the failed sample was taskpool-8's).
   await page.selectOption('#arm', { label: 'workers-8-batched' });
-  assert.equal(await page.getAttribute('table.study', 'data-arm'), 'workers-8-batched');
+  // The arm's figures come from the server (a page of machines at a time): wait for them.
+  await page.waitForSelector('table.study[data-arm="workers-8-batched"]');
   assert.equal(await count('figure[data-metric=speedup] g.cell-dot circle'), cells);
   assert.equal(await count('table.study td.failed'), 0);
   const download = await page.request.get(`${dashboardUrl}/api/runs/${runA}/files/ryzen/pages.summary.json`);

@@ -32,3 +32,9 @@ export function formatBytes(bytes: number): string {
 }
 
 export const fixed2 = (x: number): string => x.toFixed(2);
+
+/** "a, b, c and 997 more": the names a run list item carries, and how many it has in all. */
+export function namesAndMore(names: readonly string[], total: number): string {
+  const more = total - names.length;
+  return more > 0 ? `${names.join(', ')} and ${more} more` : names.join(', ');
+}

@@ -41,6 +41,27 @@ export function studyTable(report: Report): HTMLElement {
 /** The narrowest a chart is drawn beside the other. */
 const SIDE_BY_SIDE = 760;
 
+/** One arm's figures: the report's notes, both charts (filling `pageWidth`), the study table and the footer. */
+export function reportFigures(report: Report, pageWidth: number): HTMLElement[] {
+  // One above the other, each the page's width; side by side only where each still gets
+  // SIDE_BY_SIDE px: at 1280 px two halves left each kernel's row half the room it could have.
+  const room = Math.max(280, pageWidth);
+  const width = room >= 2 * SIDE_BY_SIDE + 16 ? Math.floor((room - 16) / 2) : room;
+  return [
+    ...report.notes.map((n) => h('p', { class: 'note' }, n)),
+    h(
+      'div',
+      { class: 'charts' },
+      h('figure', { class: 'chart', 'data-metric': 'speedup' }, h('figcaption', {}, `Paired speedup over native, ${report.arm}`), metricChart(report, 'speedup', width)),
+      h('figure', { class: 'chart', 'data-metric': 'cpuRatio' }, h('figcaption', {}, `CPU ratio, ${report.arm}`), metricChart(report, 'cpuRatio', width)),
+    ),
+    h('h3', {}, `Study table: ${report.arm}`),
+    h('p', { class: 'hint' }, 'Kernels in the study\'s order (fastest native first); the fastest policy of each kernel and machine is in bold and ringed in the charts.'),
+    studyTable(report),
+    h('div', { class: 'footer' }, ...report.footer.map((f) => h('p', {}, f))),
+  ];
+}
+
 /** The figures of `reports` (one per arm) with a selector, the first shown; the two charts fill `pageWidth`. */
 export function runFigures(reports: readonly Report[], pageWidth: number): HTMLElement {
   const section = h('section', { class: 'run-figures' });
@@ -50,26 +71,7 @@ export function runFigures(reports: readonly Report[], pageWidth: number): HTMLE
   }
   const select = h('select', { id: 'arm', 'aria-label': 'arm' }, ...reports.map((r, i) => h('option', { value: String(i) }, r.arm)));
   const body = h('div', { class: 'figures-body' });
-  const show = (report: Report): void => {
-    // One above the other, each the page's width; side by side only where each still gets
-    // SIDE_BY_SIDE px: at 1280 px two halves left each kernel's row half the room it could have.
-    const room = Math.max(280, pageWidth);
-    const width = room >= 2 * SIDE_BY_SIDE + 16 ? Math.floor((room - 16) / 2) : room;
-    replace(
-      body,
-      ...report.notes.map((n) => h('p', { class: 'note' }, n)),
-      h(
-        'div',
-        { class: 'charts' },
-        h('figure', { class: 'chart', 'data-metric': 'speedup' }, h('figcaption', {}, `Paired speedup over native, ${report.arm}`), metricChart(report, 'speedup', width)),
-        h('figure', { class: 'chart', 'data-metric': 'cpuRatio' }, h('figcaption', {}, `CPU ratio, ${report.arm}`), metricChart(report, 'cpuRatio', width)),
-      ),
-      h('h3', {}, `Study table: ${report.arm}`),
-      h('p', { class: 'hint' }, 'Kernels in the study\'s order (fastest native first); the fastest policy of each kernel and machine is in bold and ringed in the charts.'),
-      studyTable(report),
-      h('div', { class: 'footer' }, ...report.footer.map((f) => h('p', {}, f))),
-    );
-  };
+  const show = (report: Report): void => replace(body, ...reportFigures(report, pageWidth));
   select.addEventListener('change', () => show(reports[Number(select.value)] as Report));
   section.append(h('label', { class: 'arm-select' }, 'Arm ', select), body);
   show(reports[0] as Report);

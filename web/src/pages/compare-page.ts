@@ -9,7 +9,7 @@ import { getJson } from '../api.ts';
 import { loadChart, runsChart } from '../charts/compare-charts.ts';
 import { runColors } from '../charts/run-colors.ts';
 import { contentWidth, h, pageLink, replace, scrollBox } from '../dom.ts';
-import { fixed2, formatTime } from '../format.ts';
+import { fixed2, formatTime, namesAndMore } from '../format.ts';
 
 const FINAL = new Set(['completed', 'failed', 'cancelled']);
 /** The verdicts in words, as `benchfleet compare` prints them (docs/statistics.md). */
@@ -61,7 +61,7 @@ function picker(runs: readonly RunListItem[]): HTMLElement {
     }
     if (picks.childNodes.length > 0) fieldset.append(picks);
     for (const run of members) {
-      fieldset.append(h('label', { class: 'pick' }, h('input', { type: 'checkbox', name: 'run', value: run.runId }), ` ${run.runId} `, h('span', { class: 'muted' }, `${formatTime(run.createdAt)}, ${run.machines.map((m) => m.name).join(', ')}, ${run.state}${run.campaignId === null ? '' : `, campaign ${run.campaignId}`}`)));
+      fieldset.append(h('label', { class: 'pick' }, h('input', { type: 'checkbox', name: 'run', value: run.runId }), ` ${run.runId} `, h('span', { class: 'muted' }, `${formatTime(run.createdAt)}, ${namesAndMore(run.machines.map((m) => m.name), run.machineCount)}, ${run.state}${run.campaignId === null ? '' : `, campaign ${run.campaignId}`}`)));
     }
     form.append(fieldset);
   }

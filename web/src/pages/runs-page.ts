@@ -1,12 +1,13 @@
 // The Runs page: every run, newest first, filterable by text (id, plan, machine, campaign) and
 // status, with live status from the `/ui` namespace's `run` events. "started" is when measuring
 // began (a run made to wait in a queue was "started" at its making before), its campaign is named,
-// and finished runs can be ticked and compared from here.
+// and finished runs can be ticked and compared from here. A run names its first few machines and
+// counts the rest; the filter finds a machine among those named.
 import type { RunListItem, RunsView } from '../../../coordinator/dashboard/dashboard-views.ts';
 import { getJson } from '../api.ts';
 import { h, pageLink, replace, scrollBox } from '../dom.ts';
 import { summarizedText } from '../../../shared/summarized-text.ts';
-import { formatDuration, formatTime, secondsBetween } from '../format.ts';
+import { formatDuration, formatTime, namesAndMore, secondsBetween } from '../format.ts';
 import { live } from '../live.ts';
 
 const STATES = ['all', 'queued', 'running', 'completed', 'failed', 'cancelled'];
@@ -14,8 +15,7 @@ const STATES = ['all', 'queued', 'running', 'completed', 'failed', 'cancelled'];
 const FINAL = new Set(['completed', 'failed', 'cancelled']);
 
 function runRow(run: RunListItem, chosen: Set<string>, onPick: () => void): HTMLTableRowElement {
-  const done = run.machines.reduce((n, m) => n + m.done, 0);
-  const total = run.machines.reduce((n, m) => n + m.total, 0);
+  const { done, total } = run;
   const pick = h('input', { type: 'checkbox', class: 'pick-run', value: run.runId, 'aria-label': `compare ${run.runId}` });
   pick.checked = chosen.has(run.runId);
   // Only finished runs have figures to compare.
@@ -32,7 +32,7 @@ function runRow(run: RunListItem, chosen: Set<string>, onPick: () => void): HTML
     h('td', {}, pageLink(run.runId, 'runs', run.runId)),
     h('td', { class: 'plan-name' }, run.planName ?? '-'),
     h('td', { class: 'mono', title: run.planSha256 }, run.planSha256.slice(0, 12)),
-    h('td', {}, run.machines.map((m) => m.name).join(', ')),
+    h('td', {}, namesAndMore(run.machines.map((m) => m.name), run.machineCount)),
     h('td', {}, run.campaignId === null ? '-' : pageLink(run.campaignId, 'campaigns', run.campaignId)),
     h('td', { title: run.finalizing ?? '' }, h('span', { class: `badge state-${run.state}` }, run.state), run.state === 'running' && total > 0 ? ` ${done}/${total}` : '', run.summarized === null ? '' : ` ${summarizedText(run.summarized)}`, run.finalizing === null ? '' : ' (finalizing failed, retrying)'),
     h('td', {}, formatTime(run.createdAt)),

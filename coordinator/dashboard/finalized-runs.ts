@@ -1,0 +1,126 @@
+// What the dashboard keeps of a finalized run, read once from its files (a finalized run does
+// not change): per arm the whole run's notes, footer and figures across machines, each
+// machine's summary files and downloads. Not the study table itself: at a thousand machines
+// that is hundreds of MB, so a page of machines reads its own summaries when first shown
+// (pageReport) and the dashboard keeps the answer (answer-cache.ts).
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { acrossMachines, type AcrossMachines } from '../../analysis/report/across-machines.ts';
+import { MANIFEST_FILE, readManifest } from '../../analysis/raw/manifest.ts';
+import type { LoadedResult, ResultFiles } from '../../analysis/raw/result-folders.ts';
+import { forEveryArm } from '../../analysis/report/report-arms.ts';
+import { buildReportFromResults } from '../../analysis/report/report.ts';
+import { REPORT_FORMAT, type Report } from '../../analysis/report/report-types.ts';
+import { readSummaryFile } from '../../analysis/summary/summary-io.ts';
+import type { RunSummary } from '../../shared/protocol/events.ts';
+import type { DownloadView } from './dashboard-views.ts';
+
+/** Notes a page carries, and characters a note: beyond, a marker says what was left out (report.md has them whole). */
+const MAX_NOTES = 20;
+const MAX_NOTE_CHARS = 2000;
+
+/** One arm of a finalized run: what every page of it shares. */
+export interface ArmFacts {
+  arm: string;
+  policies: string[];
+  notes: string[];
+  footer: string[];
+  failedSamples: number;
+  acrossMachines: AcrossMachines;
+}
+
+export interface Finalized {
+  finishedAt: string;
+  /** When the run's first machine started measuring (its earliest environment row); null without one. */
+  startedAt: string | null;
+  failures: number;
+  /** The pool arms with figures, the default arm first. */
+  arms: ArmFacts[];
+  /** Per machine, its summaries (with the raw file each was made from, when the manifest lists it). */
+  files: Map<string, ResultFiles[]>;
+  /** The files the manifest lists outside machine folders, and the manifest itself. */
+  runDownloads: DownloadView[];
+  /** The files the manifest lists in each machine's folder. */
+  machineDownloads: Map<string, DownloadView[]>;
+  /** Per machine, the pinning of its newest environment row in this run. */
+  affinity: Map<string, number[] | null>;
+}
+
+/** `notes` cut to MAX_NOTES of at most MAX_NOTE_CHARS each, saying what was cut. */
+export function boundedNotes(notes: readonly string[]): string[] {
+  const shown = notes.slice(0, MAX_NOTES).map((n) => (n.length <= MAX_NOTE_CHARS ? n : `${n.slice(0, MAX_NOTE_CHARS)}… (${n.length - MAX_NOTE_CHARS} more characters: report.md has the whole note)`));
+  if (notes.length > MAX_NOTES) shown.push(`${notes.length - MAX_NOTES} more notes: report.md has them all.`);
+  return shown;
+}
+
+/** Reads a finalized run's files; null while it is not finalized (no manifest yet). */
+export async function loadFinalized(dir: string, run: RunSummary): Promise<Finalized | null> {
+  let finishedAt: string;
+  try {
+    finishedAt = (await stat(join(dir, MANIFEST_FILE))).mtime.toISOString();
+  } catch {
+    return null;
+  }
+  const manifest = await readManifest(dir);
+  const listed = new Set(manifest.files.map((f) => f.path));
+  const machineNames = Object.keys(run.machines).sort();
+  const results: LoadedResult[] = [];
+  const files = new Map<string, ResultFiles[]>();
+  const affinity = new Map<string, number[] | null>();
+  let failures = 0;
+  let startedAt: string | null = null;
+  for (const machine of machineNames) {
+    const machineDir = join(dir, machine);
+    const names = (await readdir(machineDir).catch(() => [] as string[])).filter((f) => f.endsWith('.summary.json')).sort();
+    const mine: ResultFiles[] = [];
+    let newest = '';
+    for (const name of names) {
+      const stem = name.slice(0, -'.summary.json'.length);
+      const resultFiles: ResultFiles = { dir: machineDir, stem, rawPath: listed.has(`${machine}/${stem}.jsonl`) ? join(machineDir, `${stem}.jsonl`) : null, summaryPath: join(machineDir, name) };
+      const summary = await readSummaryFile(resultFiles.summaryPath as string);
+      mine.push(resultFiles);
+      results.push({ files: resultFiles, summary, origin: 'summary' });
+      failures += summary.counts.failed;
+      const env = summary.environment;
+      if (env !== null && (startedAt === null || env.startedAt < startedAt)) startedAt = env.startedAt;
+      if (env !== null && env.startedAt >= newest) {
+        newest = env.startedAt;
+        affinity.set(machine, env.affinity);
+      }
+    }
+    files.set(machine, mine);
+  }
+  // One arm's whole report at a time, kept only in part: its rows are what pages read again.
+  const arms: ArmFacts[] = [];
+  forEveryArm(results, (report) => {
+    arms.push({ arm: report.arm, policies: report.policies, notes: boundedNotes(report.notes), footer: report.footer, failedSamples: report.failedSamples, acrossMachines: acrossMachines(report) });
+  });
+  const machineSet = new Set(machineNames);
+  const runDownloads: DownloadView[] = [];
+  const machineDownloads = new Map<string, DownloadView[]>();
+  for (const f of manifest.files) {
+    const download: DownloadView = { path: f.path, kind: f.kind, bytes: f.bytes };
+    const folder = f.path.includes('/') ? f.path.slice(0, f.path.indexOf('/')) : null;
+    if (folder !== null && machineSet.has(folder)) {
+      const list = machineDownloads.get(folder) ?? [];
+      list.push(download);
+      machineDownloads.set(folder, list);
+    } else runDownloads.push(download);
+  }
+  runDownloads.push({ path: MANIFEST_FILE, kind: 'manifest', bytes: (await stat(join(dir, MANIFEST_FILE))).size });
+  return { finishedAt, startedAt, failures, arms, files, runDownloads, machineDownloads, affinity };
+}
+
+/**
+ * The arm's study table for `machines` only, from their summaries on disk; the notes, footer
+ * and failed samples are the whole run's, so a page says what the run's report says.
+ */
+export async function pageReport(finalized: Finalized, facts: ArmFacts, machines: readonly string[]): Promise<Report> {
+  const results: LoadedResult[] = [];
+  for (const machine of machines) {
+    for (const files of finalized.files.get(machine) ?? []) results.push({ files, summary: await readSummaryFile(files.summaryPath as string), origin: 'summary' });
+  }
+  const whole = { notes: facts.notes, footer: facts.footer, failedSamples: facts.failedSamples };
+  if (results.length === 0) return { format: REPORT_FORMAT, formatVersion: 1, arm: facts.arm, policies: facts.policies, machines: [], rows: [], sources: [], ...whole };
+  return { ...buildReportFromResults(results, facts.arm), ...whole };
+}

@@ -1,15 +1,17 @@
 // The study's table for one or more result folders (or summaries in memory): one row per
 // kernel and machine, one column per policy, each cell the paired median speedup and CPU
 // ratio of one arm; notes above the table, a footer that says what the figures cover.
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import { NATIVE_ARM, parseArm } from '../../shared/arms.ts';
 import { DEFAULT_ARM, pickDefaultArm } from './default-arm.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
 import { POLICIES } from '../../shared/policies.ts';
-import { loadResults, type LoadedResult } from '../raw/result-folders.ts';
+import { discoverResults, loadResult, type LoadedResult, type ResultFiles } from '../raw/result-folders.ts';
+import type { EnvironmentRecord } from '../../shared/records.ts';
+import { cellsOf, entryOf, MAX_PROBLEM_NOTES, type ReportEntry } from './report-entries.ts';
 import { environmentNotes, redoneNotes } from './report-notes.ts';
 import { machineNotes } from './report-machine-notes.ts';
-import { REPORT_FORMAT, type Report, type ReportCell, type ReportRow, type ReportSource } from './report-types.ts';
+import { REPORT_FORMAT, type Report, type ReportRow, type ReportSource } from './report-types.ts';
 import { orderStatisticCoverage } from '../statistics/median-interval.ts';
 import type { SummaryOptions } from '../summary/summarize.ts';
 import type { Summary } from '../summary/summary-types.ts';
@@ -18,7 +20,6 @@ export { renderReport, renderReports, REPORT_FORMATS, type ReportFormat } from '
 export type { RenderOptions } from './report-exporter.ts';
 
 export const DEFAULT_REPORT_ARM = DEFAULT_ARM;
-const MAX_PROBLEM_NOTES = 3;
 
 export interface ReportOptions {
   /** The arm every cell shows; default taskpool-8-batched, else the widest batched taskpool arm present. */
@@ -33,60 +34,93 @@ export type ReportInput = string | Summary;
 interface Labelled {
   machine: string;
   policy: string;
-  result: LoadedResult;
+  entry: ReportEntry;
 }
 
-/** Loads the inputs (fresh summaries, else analyses of raw files) and builds the report. */
+/**
+ * Loads the inputs (fresh summaries, else analyses of raw files) and builds the report. One
+ * summary is read at a time and only its entry kept (report-entries.ts), with the cells of the
+ * arm the results read so far would get; an entry whose arm the later results change is made
+ * again from its summary (in a run of one plan, none is).
+ */
 export async function buildReport(inputs: readonly ReportInput[], options: ReportOptions = {}): Promise<Report> {
-  const results: LoadedResult[] = [];
+  const entries: ReportEntry[] = [];
+  let inAll: Set<string> | null = null;
+  const inAny = new Set<string>();
+  const add = (result: LoadedResult, given: boolean): void => {
+    const arms = new Set(result.summary.rows.map((r) => r.arm));
+    inAll = inAll === null ? arms : new Set([...inAll].filter((a) => arms.has(a)));
+    for (const a of arms) inAny.add(a);
+    // What pickDefaultArm gives over every set so far: being in all of them is being in their intersection.
+    const arm = options.arm ?? pickDefaultArm([inAll, inAny])?.arm ?? NATIVE_ARM;
+    entries.push(entryOf(result, arm, given));
+  };
   for (const input of inputs) {
-    if (typeof input === 'string') results.push(...(await loadResults([input], options.summary)));
-    else results.push({ files: null, summary: input, origin: 'summary' });
+    if (typeof input !== 'string') add({ files: null, summary: input, origin: 'summary' }, true);
+    else for (const files of await discoverResults(input)) add(await loadResult(files, options.summary), false);
   }
-  return buildReportFromResults(results, options.arm);
+  if (entries.length === 0) throw new BenchfleetError('USAGE', 'a report needs at least one result folder or summary');
+  const notes: string[] = [];
+  const arm = chooseArm(entries, options.arm, notes);
+  for (const [i, entry] of entries.entries()) {
+    if (entry.cellsArm === arm) continue;
+    const again = entry.given !== null ? { files: null, summary: entry.given, origin: entry.origin } : await loadResult(entry.files as ResultFiles, options.summary);
+    entries[i] = { ...entry, cellsArm: arm, cells: cellsOf(again, arm) };
+  }
+  return assemble(entries, arm, notes);
 }
 
 /** The report of results already loaded. */
 export function buildReportFromResults(results: readonly LoadedResult[], requestedArm?: string): Report {
   if (results.length === 0) throw new BenchfleetError('USAGE', 'a report needs at least one result folder or summary');
-  const labelled = label(results);
   const notes: string[] = [];
-  const arm = chooseArm(labelled.map((l) => l.result.summary), requestedArm, notes);
-  const entries = labelled.map((l) => ({ machine: l.machine, policy: l.policy, environment: l.result.summary.environment }));
+  const arm = chooseArm(results.map((r) => ({ arms: new Set(r.summary.rows.map((row) => row.arm)), environment: r.summary.environment })), requestedArm, notes);
+  return assemble(results.map((r) => entryOf(r, arm, false)), arm, notes);
+}
+
+/** The report of entries whose cells are of `arm`, after the notes on the arm's choice. */
+function assemble(entries: readonly ReportEntry[], arm: string, notes: string[]): Report {
+  const labelled = label(entries);
+  const envs = labelled.map((l) => ({ machine: l.machine, policy: l.policy, environment: l.entry.environment }));
   const policies = [...new Set(labelled.map((l) => l.policy))].sort(policyOrder);
-  const machines = [...new Set(labelled.map((l) => l.machine))];
+  const byMachine = new Map<string, Labelled[]>();
+  for (const l of labelled) {
+    const mine = byMachine.get(l.machine);
+    if (mine) mine.push(l);
+    else byMachine.set(l.machine, [l]);
+  }
+  const machines = [...byMachine.keys()];
 
   const rows: ReportRow[] = [];
-  for (const machine of machines) {
-    const mine = labelled.filter((l) => l.machine === machine);
-    const kernels = [...new Set(mine.flatMap((l) => l.result.summary.rows.map((r) => r.kernel)))];
+  for (const [machine, mine] of byMachine) {
+    const kernels = [...new Set(mine.flatMap((l) => l.entry.kernels))];
     for (const kernel of kernels) {
-      rows.push({ kernel, machine, cells: policies.map((policy) => cellOf(mine.find((l) => l.policy === policy)?.result, kernel, arm)) });
+      rows.push({ kernel, machine, cells: policies.map((policy) => mine.find((l) => l.policy === policy)?.entry.cells.get(kernel) ?? null) });
     }
   }
 
-  notes.push(...environmentNotes(entries), ...machineNotes(entries));
-  notes.push(...redoneNotes(labelled.map((l) => ({ machine: l.machine, policy: l.policy, redone: l.result.summary.redone }))));
+  notes.push(...environmentNotes(envs), ...machineNotes(envs));
+  notes.push(...redoneNotes(labelled.map((l) => ({ machine: l.machine, policy: l.policy, redone: l.entry.redone }))));
   for (const l of labelled) {
     const where = `${l.machine}/${l.policy}`;
-    const { summary, files, origin } = l.result;
+    const { files, origin, environment, problemCount, firstProblems } = l.entry;
     if (origin === 'stale-summary' && files) {
       notes.push(`${where}: ${basename(files.summaryPath ?? '')} does not match ${basename(files.rawPath ?? '')} (made from other bytes, or unreadable); the raw file was analyzed instead.`);
     }
-    if (summary.environment === null) notes.push(`${where}: no environment row; the machine is named after its folder.`);
-    if (summary.problems.length > 0) {
-      const shown = summary.problems.slice(0, MAX_PROBLEM_NOTES).map((p) => p.message).join('; ');
-      const more = summary.problems.length > MAX_PROBLEM_NOTES ? `; and ${summary.problems.length - MAX_PROBLEM_NOTES} more in the summary's problems` : '';
-      notes.push(`${where}: ${summary.problems.length} problem${summary.problems.length === 1 ? '' : 's'} in the raw file, left out of the figures: ${shown}${more}.`);
+    if (environment === null) notes.push(`${where}: no environment row; the machine is named after its folder.`);
+    if (problemCount > 0) {
+      const shown = firstProblems.join('; ');
+      const more = problemCount > MAX_PROBLEM_NOTES ? `; and ${problemCount - MAX_PROBLEM_NOTES} more in the summary's problems` : '';
+      notes.push(`${where}: ${problemCount} problem${problemCount === 1 ? '' : 's'} in the raw file, left out of the figures: ${shown}${more}.`);
     }
   }
   const sources: ReportSource[] = labelled.map((l) => ({
     machine: l.machine,
     policy: l.policy,
-    path: l.result.files ? (l.result.origin === 'summary' ? l.result.files.summaryPath : l.result.files.rawPath) : null,
-    origin: l.result.files ? l.result.origin : 'given',
+    path: l.entry.files ? (l.entry.origin === 'summary' ? l.entry.files.summaryPath : l.entry.files.rawPath) : null,
+    origin: l.entry.files ? l.entry.origin : 'given',
   }));
-  const failedSamples = labelled.reduce((n, l) => n + l.result.summary.counts.failed, 0);
+  const failedSamples = labelled.reduce((n, l) => n + l.entry.failed, 0);
   return { format: REPORT_FORMAT, formatVersion: 1, arm, policies, machines, rows, notes, footer: footer(labelled, arm, rows), sources, failedSamples };
 }
 
@@ -95,19 +129,19 @@ export function buildReportFromResults(results: readonly LoadedResult[], request
  * (else the file name). Two results that would share a (machine, policy) cell, e.g. the same
  * machine in two runs, keep apart by adding the folder to the later one's machine name.
  */
-function label(results: readonly LoadedResult[]): Labelled[] {
+function label(entries: readonly ReportEntry[]): Labelled[] {
   const taken = new Set<string>();
   const folderOf = new Map<string, string>();
-  return results.map((result, index) => {
-    const env = result.summary.environment;
-    const dir = result.files?.dir ?? '(given)';
-    let machine = env?.machine ?? (result.files ? basename(result.files.dir) : `summary ${index + 1}`);
-    const policy = env?.policy ?? result.files?.stem ?? 'unknown';
+  return entries.map((entry, index) => {
+    const env = entry.environment;
+    const dir = entry.files?.dir ?? '(given)';
+    let machine = env?.machine ?? (entry.files ? basename(entry.files.dir) : `summary ${index + 1}`);
+    const policy = env?.policy ?? entry.files?.stem ?? 'unknown';
     const boundTo = folderOf.get(machine);
     if ((boundTo !== undefined && boundTo !== dir) || taken.has(`${machine}\u0000${policy}`)) machine = `${machine} (${dir === '(given)' ? `summary ${index + 1}` : dir})`;
     folderOf.set(machine, dir);
     taken.add(`${machine}\u0000${policy}`);
-    return { machine, policy, result };
+    return { machine, policy, entry };
   });
 }
 
@@ -119,17 +153,17 @@ function policyOrder(a: string, b: string): number {
 }
 
 /** The requested arm; else taskpool-8-batched, or the widest batched taskpool arm, preferring one every result has, else the widest other pool arm (default-arm.ts). */
-function chooseArm(summaries: readonly Summary[], requested: string | undefined, notes: string[]): string {
+function chooseArm(results: readonly { arms: ReadonlySet<string>; environment: EnvironmentRecord | null }[], requested: string | undefined, notes: string[]): string {
   if (requested !== undefined) {
     parseArm(requested);
     if (requested === NATIVE_ARM) throw new BenchfleetError('USAGE', '--arm native compares native with itself; choose a pool arm');
     return requested;
   }
-  const present = summaries.map((s) => new Set(s.rows.map((r) => r.arm)));
+  const present = results.map((r) => r.arms);
   const picked = pickDefaultArm(present);
   if (picked === null) throw new BenchfleetError('USAGE', 'these results hold no pool arm, only native: there is nothing to compare native with');
   if (!picked.batchedTaskpool) {
-    const others = [...new Set(summaries.flatMap((s) => s.rows.map((r) => r.arm)))].filter((a) => a !== NATIVE_ARM && a !== picked.arm).sort();
+    const others = [...new Set(present.flatMap((arms) => [...arms]))].filter((a) => a !== NATIVE_ARM && a !== picked.arm).sort();
     notes.push(`No batched taskpool arm in these results; the table shows ${picked.arm}${others.length > 0 ? ` (also present: ${others.join(', ')}; choose one with --arm)` : ''}.`);
     return picked.arm;
   }
@@ -137,37 +171,12 @@ function chooseArm(summaries: readonly Summary[], requested: string | undefined,
   const defaultSomewhere = present.some((p) => p.has(DEFAULT_REPORT_ARM));
   // Said only when a plan asked for the default arm (some result has it, or a plan's arms list
   // it): a plan of fewer arms is not missing anything.
-  const asked = defaultSomewhere || summaries.some((s) => s.environment?.arms?.includes(DEFAULT_REPORT_ARM) === true);
+  const asked = defaultSomewhere || results.some((r) => r.environment?.arms?.includes(DEFAULT_REPORT_ARM) === true);
   if (chosen !== DEFAULT_REPORT_ARM && asked) {
     const which = picked.inAll && present.length > 1 ? 'all results have' : 'present';
     notes.push(`${DEFAULT_REPORT_ARM} is not in ${defaultSomewhere ? 'every' : 'any'} result; the table shows ${chosen}, the widest batched taskpool arm ${which}.`);
   }
   return chosen;
-}
-
-/** A run folder's name (store/run-id.ts): the UTC time it was made and six letters or digits. */
-const RUN_ID = /^\d{8}-\d{6}-[0-9a-z]{6}$/;
-
-/** The run a result comes from: the run id when its folder is a machine folder of a run, else the result folder's name. */
-function runOf(result: LoadedResult | undefined): string | undefined {
-  if (!result?.files) return undefined;
-  const parent = basename(dirname(result.files.dir));
-  return RUN_ID.test(parent) ? parent : basename(result.files.dir);
-}
-
-function cellOf(result: LoadedResult | undefined, kernel: string, arm: string): ReportCell | null {
-  const summary = result?.summary;
-  const row = summary?.rows.find((r) => r.kernel === kernel && r.arm === arm);
-  if (!summary || !row) return null;
-  const native = summary.rows.find((r) => r.kernel === kernel && r.arm === NATIVE_ARM);
-  const run = runOf(result);
-  return {
-    speedup: row.speedup, cpuRatio: row.cpuRatio, rounds: row.rounds, failures: row.failures, nativeFailures: native?.failures ?? 0,
-    ...(native ? { nativeWallPerJobNs: native.wallPerJobNs } : {}),
-    wallPerJobNs: row.wallPerJobNs,
-    ...(run === undefined ? {} : { run }),
-    ...(summary.environment ? { startedAt: summary.environment.startedAt } : {}),
-  };
 }
 
 /** P(Binomial(n, p) >= k). */
@@ -205,8 +214,8 @@ function ordinal(k: number): string {
 }
 
 function footer(labelled: readonly Labelled[], arm: string, rows: readonly ReportRow[]): string[] {
-  const resamples = [...new Set(labelled.map((l) => l.result.summary.bootstrap.resamples))].map((n) => n.toLocaleString('en-US')).join(' or ');
-  const confidence = [...new Set(labelled.map((l) => Math.round(l.result.summary.bootstrap.confidence * 100)))].join(' or ');
+  const resamples = [...new Set(labelled.map((l) => l.entry.resamples))].map((n) => n.toLocaleString('en-US')).join(' or ');
+  const confidence = [...new Set(labelled.map((l) => Math.round(l.entry.confidence * 100)))].join(' or ');
   return [
     `Each cell: paired median speedup over native for ${arm} (native's wall time over the arm's in the same round, median over rounds) / median CPU ratio (the arm's process CPU over native's in the same round).`,
     `"!N failed": N samples behind the cell (the arm's, or native's of the same kernel) failed their checks; the figures include them, and the summaries' failureLines say what failed. "-": no paired samples.`,

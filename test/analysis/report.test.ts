@@ -7,7 +7,8 @@ import { mkdir, mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { NATIVE_ARM } from '../../shared/arms.ts';
-import { buildReport, renderReport } from '../../analysis/report/report.ts';
+import { buildReport, buildReportFromResults, renderReport } from '../../analysis/report/report.ts';
+import { loadResults } from '../../analysis/raw/result-folders.ts';
 import { summarizeRawFile } from '../../analysis/summary/summarize.ts';
 import { writeSummary } from '../../analysis/summary/summary-io.ts';
 import type { Policy } from '../../shared/policies.ts';
@@ -360,6 +361,25 @@ test('a cell of one round shows no interval, in the table or the CSV', async () 
     assert.equal(match[3], basename(dir));
     assert.equal(match[4], report.rows[0]?.cells[0]?.startedAt);
     assert.ok(!Number.isNaN(Date.parse(match[4] ?? '')));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a later folder without the first folders\' arm moves every row to the arm all have, as when the results are loaded together', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bf-report-'));
+  try {
+    await writeRun(dir, { 'run1/ryzen/pages.jsonl': exactRun('ryzen', 'pages', { 'aes-cbc-decrypt': 7.5, sha256: 2.5 }) });
+    // run2 has no taskpool-8-batched: the table shows taskpool-4-batched, 0.8x of taskpool-8's speedup.
+    const run2 = exactRun('m2pro', 'pages', { 'aes-cbc-decrypt': 5, sha256: 2 }).filter((r) => r.type !== 'sample' || r.arm !== 'taskpool-8-batched');
+    await writeRun(dir, { 'run2/m2pro/pages.jsonl': run2 });
+    const given = await summarizeRawFile(join(dir, 'run2', 'm2pro', 'pages.jsonl'));
+    const report = await buildReport([join(dir, 'run1'), given]);
+    assert.equal(report.arm, 'taskpool-4-batched');
+    assert.deepEqual(report.rows.map((r) => [r.machine, r.kernel, r.cells[0]?.speedup.median.toFixed(2)]), [
+      ['ryzen', 'aes-cbc-decrypt', '6.00'], ['ryzen', 'sha256', '2.00'], ['m2pro', 'aes-cbc-decrypt', '4.00'], ['m2pro', 'sha256', '1.60'],
+    ]);
+    assert.deepEqual(report, buildReportFromResults([...(await loadResults([join(dir, 'run1')])), { files: null, summary: given, origin: 'summary' }]));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

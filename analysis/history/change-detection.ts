@@ -74,21 +74,32 @@ interface Track {
 const emptyTrack = (): Track => ({ runs: [], y: [], within: [], excluded: [], segment: 0, cursor: 0, suspect: null, found: [] });
 
 /** Adds a run's figure to the end of a cell's track (a figure of 0 or less has no logarithm and is left out). */
-function appendPoint(t: Track, p: HistoryPoint): void {
-  if (!(p.median > 0)) return;
-  const z = standardErrorsPerHalfWidth(p.rounds);
-  const se = z !== null && p.lo > 0 && p.hi > p.lo ? (Math.log(p.hi) - Math.log(p.lo)) / (2 * z) : 0;
-  t.runs.push(p.run);
-  t.y.push(Math.log(p.median));
+function appendFigure(t: Track, run: number, median: number, lo: number, hi: number, rounds: number): void {
+  if (!(median > 0)) return;
+  const z = standardErrorsPerHalfWidth(rounds);
+  const se = z !== null && lo > 0 && hi > lo ? (Math.log(hi) - Math.log(lo)) / (2 * z) : 0;
+  t.runs.push(run);
+  t.y.push(Math.log(median));
   t.within.push(se * se);
   t.excluded.push(0);
 }
+
+const appendPoint = (t: Track, p: HistoryPoint): void => appendFigure(t, p.run, p.median, p.lo, p.hi, p.rounds);
 
 /** The kept positions of a cell from `end` back to its segment's start, newest first, at most `count`. */
 function keptBack(t: Track, end: number, count: number): number[] {
   const out: number[] = [];
   for (let i = end; i >= t.segment && out.length < count; i--) if (t.excluded[i] === 0) out.push(i);
   return out;
+}
+
+/** keptBack into `keptScratch`, reused (process() asks for every cell at every run, and reads it before the next call); returns how many. */
+let keptScratch = new Int32Array(0);
+function keptInto(t: Track, end: number, count: number): number {
+  if (keptScratch.length < count) keptScratch = new Int32Array(count);
+  let n = 0;
+  for (let i = end; i >= t.segment && n < count; i--) if (t.excluded[i] === 0) keptScratch[n++] = i;
+  return n;
 }
 
 /** The old level for a new level of the newest `lag` kept runs: its size, mean of ln(figure) and variance (floored at its within-run variance). */
@@ -104,16 +115,37 @@ function windowAt(t: Track, kept: readonly number[], lag: number, settings: Dete
   return windowsOf(t, kept, settings)[lag - 1] ?? null;
 }
 
-/** Running sums of windowsOf (of y, y² and the within-run variance), reused from call to call: it is called for every cell at every run. */
+/** Windows as process() keeps them for every cell of a run at once: window j of a cell at `at` is at index at + j of each array. */
+interface WindowArrays {
+  k: Float64Array;
+  mean: Float64Array;
+  variance: Float64Array;
+  recent: Float64Array;
+}
+
+const windowArrays = (size: number): WindowArrays => ({ k: new Float64Array(size), mean: new Float64Array(size), variance: new Float64Array(size), recent: new Float64Array(size) });
+
+const windowIn = (w: WindowArrays, i: number): Window => ({ k: w.k[i] as number, mean: w.mean[i] as number, variance: w.variance[i] as number, recent: w.recent[i] as number });
+
+/** process()'s per-cell arrays, reused from run to run and family to family (process is synchronous). */
+let scratch = { cells: new Int32Array(0), ends: new Int32Array(0), lags: new Int32Array(0), windows: windowArrays(0) };
+function processScratch(cells: number, maxLag: number): typeof scratch {
+  if (scratch.cells.length < cells || scratch.windows.k.length < cells * maxLag) {
+    scratch = { cells: new Int32Array(cells), ends: new Int32Array(cells), lags: new Int32Array(cells), windows: windowArrays(cells * maxLag) };
+  }
+  return scratch;
+}
+
+/** Running sums of windowsInto (of y, y² and the within-run variance), reused from call to call: it is called for every cell at every run. */
 let c1 = new Float64Array(0), c2 = new Float64Array(0), cw = new Float64Array(0);
 
 /**
- * The windows for lags 1 .. maxLag over `kept` (newest first), as far as they exist: one pass of
- * running sums over the kept runs, each window then in O(1) (a history of a thousand cells over
- * a thousand runs asks for millions of them).
+ * The windows for lags 1 .. maxLag over the first `n` of `kept` (newest first), as far as they
+ * exist, written into `out` from `at`; returns how many. One pass of running sums over the kept
+ * runs, each window then in O(1) (a history of a thousand cells over a thousand runs asks for
+ * millions of them), and nothing allocated.
  */
-function windowsOf(t: Track, kept: readonly number[], settings: DetectionSettings): Window[] {
-  const n = kept.length;
+function windowsInto(t: Track, kept: ArrayLike<number>, n: number, settings: DetectionSettings, out: WindowArrays, at: number): number {
   if (c1.length < n + 1) {
     c1 = new Float64Array(n + 1);
     c2 = new Float64Array(n + 1);
@@ -126,7 +158,7 @@ function windowsOf(t: Track, kept: readonly number[], settings: DetectionSetting
     c2[j + 1] = (c2[j] as number) + y * y;
     cw[j + 1] = (cw[j] as number) + (t.within[i] as number);
   }
-  const out: Window[] = [];
+  let count = 0;
   for (let lag = 1; lag <= settings.maxLag; lag++) {
     const to = Math.min(n, lag + settings.window);
     const k = to - lag;
@@ -135,9 +167,20 @@ function windowsOf(t: Track, kept: readonly number[], settings: DetectionSetting
     const mean = s1 / k;
     const sampleVariance = Math.max(0, ((c2[to] as number) - (c2[lag] as number) - k * mean * mean) / (k - 1));
     const within = ((cw[to] as number) - (cw[lag] as number)) / k;
-    out.push({ k, mean, variance: Math.max(sampleVariance, within, 1e-12), recent: (c1[lag] as number) / lag });
+    const i = at + count++;
+    out.k[i] = k;
+    out.mean[i] = mean;
+    out.variance[i] = Math.max(sampleVariance, within, 1e-12);
+    out.recent[i] = (c1[lag] as number) / lag;
   }
-  return out;
+  return count;
+}
+
+/** windowsInto, as objects (for the few cells flagged at a run). */
+function windowsOf(t: Track, kept: readonly number[], settings: DetectionSettings): Window[] {
+  const out = windowArrays(settings.maxLag);
+  const count = windowsInto(t, kept, kept.length, settings, out, 0);
+  return Array.from({ length: count }, (_, i) => windowIn(out, i));
 }
 
 /**
@@ -148,12 +191,14 @@ function windowsOf(t: Track, kept: readonly number[], settings: DetectionSetting
  * the normal's, so the t tail (an incomplete beta function, the cost of a family of a thousand
  * cells over a thousand runs) is computed only where it can matter.
  */
-function pValue(w: Window, lag: number, prior: VariancePrior, direction: number, bound: number): number {
+function pValue(w: WindowArrays, i: number, lag: number, prior: VariancePrior, direction: number, bound: number): number {
   // moderate(), written out: this runs for every cell at every run, and its object is all it would cost.
-  const df = w.k - 1;
-  const variance = prior.d0 === Infinity ? prior.s0sq : prior.d0 === 0 ? w.variance : (prior.d0 * prior.s0sq + df * w.variance) / (prior.d0 + df);
-  const z = (direction * (w.recent - w.mean)) / Math.sqrt(variance * (1 / lag + 1 / w.k));
-  return z < bound ? 1 : 1 - studentTCdf(z, moderate(w.variance, df, prior).df);
+  const k = w.k[i] as number;
+  const windowVariance = w.variance[i] as number;
+  const df = k - 1;
+  const variance = prior.d0 === Infinity ? prior.s0sq : prior.d0 === 0 ? windowVariance : (prior.d0 * prior.s0sq + df * windowVariance) / (prior.d0 + df);
+  const z = (direction * ((w.recent[i] as number) - (w.mean[i] as number))) / Math.sqrt(variance * (1 / lag + 1 / k));
+  return z < bound ? 1 : 1 - studentTCdf(z, moderate(windowVariance, df, prior).df);
 }
 
 /**
@@ -280,6 +325,11 @@ export class FamilyDetection {
     appendPoint(this.tracks[cell] as Track, point);
   }
 
+  /** append, with the point's fields as arguments (the run index appends millions of them). */
+  appendFigure(cell: number, run: number, median: number, lo: number, hi: number, rounds: number): void {
+    appendFigure(this.tracks[cell] as Track, run, median, lo, hi, rounds);
+  }
+
   /** Per cell, the changes flagged so far, oldest first, each once, at the run where its new level starts. */
   changes(): CellChange[][] {
     return this.tracks.map((t, cell) => t.found.map((c) => ({ ...c, cell })));
@@ -314,40 +364,51 @@ export class FamilyDetection {
   process(run: number): void {
     const { settings, worse, longest, bounds, tracks } = this;
     // Cells with a figure at this run, no change waiting for its confirming runs, and their
-    // kept runs; the lag-1 windows feed the variance prior.
-    const active: { cell: number; end: number; windows: Window[] }[] = [];
+    // windows (active[a]'s from a * maxLag of `windows`, `lags[a]` of them); the lag-1 windows
+    // feed the variance prior. Flat arrays, reused: this runs for every cell at every run.
+    const { maxLag } = settings;
+    const scratch = processScratch(tracks.length, maxLag);
+    const { cells: activeCells, ends, lags: lagCounts, windows } = scratch;
+    let active = 0;
     const priorS2: number[] = [];
     const priorDf: number[] = [];
-    tracks.forEach((t, cell) => {
-      if (t.runs[t.cursor] !== run) return;
+    for (let cell = 0; cell < tracks.length; cell++) {
+      const t = tracks[cell] as Track;
+      if (t.runs[t.cursor] !== run) continue;
       const end = t.cursor++;
-      if (!settle(t, end)) return;
-      const windows = windowsOf(t, keptBack(t, end, longest), settings);
-      active.push({ cell, end, windows });
-      const w = windows[0];
-      if (w !== undefined) {
-        priorS2.push(w.variance);
-        priorDf.push(w.k - 1);
+      if (!settle(t, end)) continue;
+      const at = active * maxLag;
+      const kept = keptInto(t, end, longest);
+      const lags = windowsInto(t, keptScratch, kept, settings, windows, at);
+      activeCells[active] = cell;
+      ends[active] = end;
+      lagCounts[active] = lags;
+      active++;
+      if (lags > 0) {
+        priorS2.push(windows.variance[at] as number);
+        priorDf.push((windows.k[at] as number) - 1);
       }
-    });
+    }
     if (priorS2.length === 0) return;
     const prior = fitVariancePrior(priorS2, priorDf);
     const tested: { cell: number; p: number; end: number }[] = [];
     const better: { cell: number; p: number; end: number; window: Window }[] = [];
     let testedCount = 0;
     let betterCount = 0;
-    for (const a of active) {
-      const windows = a.windows;
-      const lags = windows.length;
+    for (let a = 0; a < active; a++) {
+      const lags = lagCounts[a] as number;
       if (lags === 0) continue;
+      const at = a * maxLag;
+      const cell = activeCells[a] as number;
+      const end = ends[a] as number;
       testedCount++;
       betterCount++;
       let best = 1;
-      for (let lag = 1; lag <= lags; lag++) best = Math.min(best, pValue(windows[lag - 1] as Window, lag, prior, worse, bounds[lags] as number));
+      for (let lag = 1; lag <= lags; lag++) best = Math.min(best, pValue(windows, at + lag - 1, lag, prior, worse, bounds[lags] as number));
       // Only cells whose p can be flagged go to Benjamini-Hochberg, with the family's size.
-      if (best * lags <= settings.alpha) tested.push({ cell: a.cell, end: a.end, p: best * lags });
-      const up = pValue(windows[0] as Window, 1, prior, -worse, bounds[1] as number);
-      if (up <= settings.alpha) better.push({ cell: a.cell, end: a.end, window: windows[0] as Window, p: up });
+      if (best * lags <= settings.alpha) tested.push({ cell, end, p: best * lags });
+      const up = pValue(windows, at, 1, prior, -worse, bounds[1] as number);
+      if (up <= settings.alpha) better.push({ cell, end, window: windowIn(windows, at), p: up });
     }
     const q = benjaminiHochberg(tested.map((c) => c.p), testedCount);
     tested.forEach((c, i) => {

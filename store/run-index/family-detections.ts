@@ -17,6 +17,7 @@ import type Database from 'better-sqlite3';
 import { FamilyDetection, type DetectionSnapshot } from '../../analysis/history/change-detection.ts';
 import { DEFAULT_DETECTION, type DetectedChange, type DetectionSettings } from '../../analysis/history/history-types.ts';
 import { NATIVE_ARM } from '../../shared/arms.ts';
+import { CELL_FIGURES, sameNames, type CellBlock } from './cell-blocks.ts';
 
 type Db = Database.Database;
 
@@ -38,8 +39,8 @@ CREATE TABLE family_detections (
 /** Runs between compactions of a family recomputed from the start: a track keeps every figure until it is snapshotted. */
 const COMPACT_EVERY = 64;
 
-/** One cell of a run, as the families take it. */
-export interface FamilyCell {
+/** A cell of a run as the index holds it (recompute reads them back). */
+interface StoredCell {
   machine: string;
   policy: string;
   kernel: string;
@@ -49,6 +50,30 @@ export interface FamilyCell {
   speedupHi: number;
   rounds: number;
   failed: number;
+}
+
+/** Stored cells as blocks by machine and policy (in the order each pair first comes), with the figures the families read. */
+function blocksOf(cells: readonly StoredCell[]): CellBlock[] {
+  const rows = new Map<string, StoredCell[]>();
+  for (const c of cells) {
+    const key = `${c.machine}\0${c.policy}`;
+    let list = rows.get(key);
+    if (list === undefined) rows.set(key, (list = []));
+    list.push(c);
+  }
+  return [...rows.values()].map((list) => {
+    const figures = new Float64Array(list.length * CELL_FIGURES).fill(NaN);
+    list.forEach((c, i) => {
+      const o = i * CELL_FIGURES;
+      figures[o] = c.speedup;
+      figures[o + 1] = c.speedupLo;
+      figures[o + 2] = c.speedupHi;
+      figures[o + 6] = c.rounds;
+      figures[o + 7] = c.failed;
+    });
+    const first = list[0] as StoredCell;
+    return { machine: first.machine, policy: first.policy, kernels: list.map((c) => c.kernel), arms: list.map((c) => c.arm), figures };
+  });
 }
 
 /** The run a family takes next. */
@@ -83,10 +108,23 @@ interface StoredState {
   detection: DetectionSnapshot;
 }
 
+/** Where a block's rows go in a family: the family position of each row (-1: native, not a series of the family). */
+interface BlockLayout {
+  kernels: readonly string[];
+  arms: readonly string[];
+  positions: Int32Array;
+}
+
 /** One machine's family of one plan: its cells in family order and the rule's state. */
 class MachineFamily {
   private names: string[];
   private detection: FamilyDetection;
+  /**
+   * The last layout of each policy's block: a plan's runs have the same rows run after run, so
+   * a row's family position is found once, not by a search per row and run. Forgotten when a
+   * cell is inserted (the positions after it move).
+   */
+  private layouts = new Map<string, BlockLayout>();
 
   private constructor(names: string[], detection: FamilyDetection) {
     this.names = names;
@@ -102,20 +140,47 @@ class MachineFamily {
     return new MachineFamily(s.cells, FamilyDetection.resume(s.detection, DEFAULT_DETECTION));
   }
 
+  /** The block's layout as known, if its rows are the ones it was found for. */
+  private knownLayout(block: CellBlock): BlockLayout | null {
+    const known = this.layouts.get(block.policy);
+    return known !== undefined && sameNames(known.kernels, block.kernels) && sameNames(known.arms, block.arms) ? known : null;
+  }
+
   /** Takes the machine's cells of the run at position `run` of the plan's history and runs the rule there. */
-  add(run: number, cells: readonly FamilyCell[]): void {
-    const named = cells.filter((c) => c.arm !== NATIVE_ARM).map((c) => ({ c, name: cellName(c) }));
-    for (const { name } of named) {
-      const at = lowerBound(this.names, name);
-      if (this.names[at] === name) continue;
-      this.names.splice(at, 0, name);
-      this.detection.insertCell(at);
+  add(run: number, blocks: readonly CellBlock[]): void {
+    // Every new cell first: an insertion moves the positions of the cells after it.
+    for (const block of blocks) {
+      if (this.knownLayout(block) !== null) continue;
+      for (const [i, arm] of block.arms.entries()) {
+        if (arm === NATIVE_ARM) continue;
+        const name = cellName({ policy: block.policy, kernel: block.kernels[i] as string, arm });
+        const at = lowerBound(this.names, name);
+        if (this.names[at] === name) continue;
+        this.names.splice(at, 0, name);
+        this.detection.insertCell(at);
+        this.layouts.clear();
+      }
     }
-    for (const { c, name } of named) this.detection.append(lowerBound(this.names, name), { run, median: c.speedup, lo: c.speedupLo, hi: c.speedupHi, rounds: c.rounds, failed: c.failed });
+    for (const block of blocks) {
+      let layout = this.knownLayout(block);
+      if (layout === null) {
+        const positions = Int32Array.from(block.arms, (arm, i) => (arm === NATIVE_ARM ? -1 : lowerBound(this.names, cellName({ policy: block.policy, kernel: block.kernels[i] as string, arm }))));
+        layout = { kernels: block.kernels, arms: block.arms, positions };
+        this.layouts.set(block.policy, layout);
+      }
+      const { positions } = layout;
+      const f = block.figures;
+      for (let i = 0; i < positions.length; i++) {
+        const at = positions[i] as number;
+        if (at < 0) continue;
+        const o = i * CELL_FIGURES;
+        this.detection.appendFigure(at, run, f[o] as number, f[o + 1] as number, f[o + 2] as number, f[o + 6] as number);
+      }
+    }
     this.detection.process(run);
   }
 
-  /** Drops the figures no later window can reach. */
+  /** Drops the figures no later window can reach (the cells and their positions stay). */
   compact(): void {
     this.detection = FamilyDetection.resume(this.detection.snapshot(), DEFAULT_DETECTION);
   }
@@ -167,6 +232,16 @@ function planRunRows(db: Db, key: string): RunRowOfPlan[] {
   return db.prepare<[string], RunRowOfPlan>(`SELECT run_key, run_id, manifest_sha256, created_at FROM runs WHERE ${column} = ? ORDER BY created_at, run_id`).all(value);
 }
 
+function blocksByMachine(blocks: readonly CellBlock[]): Map<string, CellBlock[]> {
+  const byMachine = new Map<string, CellBlock[]>();
+  for (const b of blocks) {
+    let list = byMachine.get(b.machine);
+    if (list === undefined) byMachine.set(b.machine, (list = []));
+    list.push(b);
+  }
+  return byMachine;
+}
+
 const after = (a: [string, string], b: [string, string]): boolean => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 
 /** Keeps the plans' family detections in step with the runs put into the index. */
@@ -205,13 +280,8 @@ export class FamilyDetections {
   }
 
   /** A run's rows have just been put (inside the same transaction): its plans' families take it. */
-  runPut(run: FamilyRun, cells: readonly FamilyCell[]): void {
-    const byMachine = new Map<string, FamilyCell[]>();
-    for (const c of cells) {
-      let list = byMachine.get(c.machine);
-      if (list === undefined) byMachine.set(c.machine, (list = []));
-      list.push(c);
-    }
+  runPut(run: FamilyRun, blocks: readonly CellBlock[]): void {
+    const byMachine = blocksByMachine(blocks);
     if (this.live !== null) {
       this.rebuildPut(this.live, run, [run.createdAt, run.runId], byMachine);
       return;
@@ -235,7 +305,7 @@ export class FamilyDetections {
    * disagree (that plan key is then recomputed at the end). A plan's name and its hash usually
    * hold the same runs: while they do, they share one state and the rule runs once for both.
    */
-  private rebuildPut(live: Map<string, Live>, run: FamilyRun, position: [string, string], byMachine: ReadonlyMap<string, FamilyCell[]>): void {
+  private rebuildPut(live: Map<string, Live>, run: FamilyRun, position: [string, string], byMachine: ReadonlyMap<string, CellBlock[]>): void {
     const keys = planKeysOf(run).filter((key) => {
       if (this.stale.has(key)) return false;
       const last = live.get(key)?.last ?? null;
@@ -269,7 +339,7 @@ export class FamilyDetections {
   }
 
   /** The plan key's families take the next run. */
-  private take(l: Live, run: FamilyRun, byMachine: ReadonlyMap<string, FamilyCell[]>): void {
+  private take(l: Live, run: FamilyRun, byMachine: ReadonlyMap<string, CellBlock[]>): void {
     for (const [machine, list] of byMachine) {
       let family = l.families.get(machine);
       if (family === undefined) l.families.set(machine, (family = MachineFamily.fresh()));
@@ -308,17 +378,12 @@ export class FamilyDetections {
       this.db.prepare('DELETE FROM plan_families WHERE plan_key = ?').run(key);
       return;
     }
-    const cellsOf = this.db.prepare<[number], FamilyCell>(
+    const cellsOf = this.db.prepare<[number], StoredCell>(
       'SELECT s.machine, s.policy, s.kernel, s.arm, c.speedup, c.speedup_lo AS speedupLo, c.speedup_hi AS speedupHi, c.rounds, c.failed FROM cells c JOIN series s ON s.series_key = c.series_key WHERE c.run_key = ?',
     );
     const l: Live = { fingerprint: '', count: 0, last: null, families: new Map(), keys: new Set([key]) };
     for (const r of runs) {
-      const byMachine = new Map<string, FamilyCell[]>();
-      for (const c of cellsOf.all(r.run_key)) {
-        let list = byMachine.get(c.machine);
-        if (list === undefined) byMachine.set(c.machine, (list = []));
-        list.push(c);
-      }
+      const byMachine = blocksByMachine(blocksOf(cellsOf.all(r.run_key)));
       this.take(l, { runId: r.run_id, planName: null, planSha256: '', createdAt: r.created_at, manifestSha256: r.manifest_sha256 }, byMachine);
     }
     this.write(key, l);

@@ -4,6 +4,7 @@
 // `PRAGMA user_version` holds the version.
 
 import type { HistoryEnvironment } from '../../analysis/history/history-types.ts';
+import type { CellBlock } from './cell-blocks.ts';
 import { FAMILY_DETECTIONS_DDL } from './family-detections.ts';
 
 export const INDEX_FILE = 'index.sqlite';
@@ -101,24 +102,10 @@ export interface MachineRow extends HistoryEnvironment {
   startedAt: string;
 }
 
-export interface CellRow {
-  machine: string;
-  policy: string;
-  kernel: string;
-  arm: string;
-  speedup: number;
-  speedupLo: number;
-  speedupHi: number;
-  cpuRatio: number | null;
-  cpuLo: number | null;
-  cpuHi: number | null;
-  rounds: number;
-  failed: number;
-}
-
 /** Everything the index holds about one run. */
 export interface IndexedRun {
   run: RunRow;
   machines: MachineRow[];
-  cells: CellRow[];
+  /** In the run's order: machines by name, each machine's summaries by file name. */
+  blocks: CellBlock[];
 }

@@ -11,7 +11,8 @@ import { errorMessage } from '../../shared/errors.ts';
 import type { EnvironmentRecord } from '../../shared/records.ts';
 import { isTerminal, parseStoredRun } from '../run-schema.ts';
 import { PLAN_FILE, RUN_FILE } from '../run-store.ts';
-import type { CellRow, IndexedRun, MachineRow } from './index-schema.ts';
+import { CELL_FIGURES, type CellBlock } from './cell-blocks.ts';
+import type { IndexedRun, MachineRow } from './index-schema.ts';
 
 /** A run folder's rows, or why it is left out of the index. */
 export type FolderRows = { ok: true; rows: IndexedRun } | { ok: false; reason: string; warn: boolean };
@@ -47,23 +48,23 @@ function machineRow(machine: string, env: EnvironmentRecord): MachineRow {
   };
 }
 
-function cellRows(machine: string, summary: Summary): CellRow[] {
+function cellBlock(machine: string, summary: Summary): CellBlock | null {
   const policy = summary.environment?.policy;
-  if (policy === undefined) return [];
-  return summary.rows.map((row) => ({
-    machine,
-    policy,
-    kernel: row.kernel,
-    arm: row.arm,
-    speedup: row.speedup.median,
-    speedupLo: row.speedup.lo,
-    speedupHi: row.speedup.hi,
-    cpuRatio: row.cpuRatio?.median ?? null,
-    cpuLo: row.cpuRatio?.lo ?? null,
-    cpuHi: row.cpuRatio?.hi ?? null,
-    rounds: row.rounds,
-    failed: row.failures,
-  }));
+  if (policy === undefined) return null;
+  const rows = summary.rows;
+  const figures = new Float64Array(rows.length * CELL_FIGURES);
+  for (const [i, row] of rows.entries()) {
+    const o = i * CELL_FIGURES;
+    figures[o] = row.speedup.median;
+    figures[o + 1] = row.speedup.lo;
+    figures[o + 2] = row.speedup.hi;
+    figures[o + 3] = row.cpuRatio?.median ?? NaN;
+    figures[o + 4] = row.cpuRatio?.lo ?? NaN;
+    figures[o + 5] = row.cpuRatio?.hi ?? NaN;
+    figures[o + 6] = row.rounds;
+    figures[o + 7] = row.failures;
+  }
+  return { machine, policy, kernels: rows.map((r) => r.kernel), arms: rows.map((r) => r.arm), figures };
 }
 
 /**
@@ -107,7 +108,7 @@ export async function readFolderRows(dir: string, runId: string, verify: boolean
     // A plan without a name, or unreadable (the manifest check above caught a changed one): no name.
   }
   const machines: MachineRow[] = [];
-  const cells: CellRow[] = [];
+  const blocks: CellBlock[] = [];
   for (const [machine, m] of Object.entries(stored.machines).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (m.state !== 'completed') continue;
     const files = (await readdir(join(dir, machine)).catch(() => [] as string[])).filter((f) => f.endsWith('.summary.json')).sort();
@@ -121,10 +122,11 @@ export async function readFolderRows(dir: string, runId: string, verify: boolean
       }
       const env = summary.environment;
       if (env !== null && (first === null || env.startedAt < first.startedAt)) first = env;
-      cells.push(...cellRows(machine, summary));
+      const block = cellBlock(machine, summary);
+      if (block !== null) blocks.push(block);
     }
     if (first !== null) machines.push(machineRow(machine, first));
   }
   const run = { runId, planName, planSha256: stored.planSha256, state: stored.state, createdAt: stored.createdAt, manifestSha256: sha256Hex(manifestText), confirmsRunId: stored.confirms?.runId ?? null };
-  return { ok: true, rows: { run, machines, cells } };
+  return { ok: true, rows: { run, machines, blocks } };
 }

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { MANIFEST_FILE } from '../../analysis/raw/manifest.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
-import { CELLS_BY_SERIES_DDL, INDEX_DDL, INDEX_FILE, INDEX_SCHEMA_VERSION, type CellRow, type IndexedRun } from './index-schema.ts';
+import { CELLS_BY_SERIES_DDL, INDEX_DDL, INDEX_FILE, INDEX_SCHEMA_VERSION, type IndexedRun } from './index-schema.ts';
+import { CELL_FIGURES, sameNames, type CellBlock } from './cell-blocks.ts';
 import { FamilyDetections, planKeysOf } from './family-detections.ts';
 import { readFolderRows, sha256Hex } from './run-folder-rows.ts';
 
@@ -22,6 +23,7 @@ const BUSY_TIMEOUT_MS = 5000;
 /** Cells per INSERT statement: one statement of many rows costs far less than as many statements. */
 const CELL_BATCH = 64;
 const CELL_COLUMNS = '(run_key, series_key, speedup, speedup_lo, speedup_hi, cpu_ratio, cpu_lo, cpu_hi, rounds, failed)';
+const CELL_COLUMN_COUNT = 10;
 const cellInsert = (rows: number): string => `INSERT INTO cells ${CELL_COLUMNS} VALUES ${new Array<string>(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
 
 export interface RebuildResult {
@@ -60,6 +62,10 @@ export class RunIndex {
   private readonly families: FamilyDetections;
   /** series_key by `machine NUL policy NUL arm NUL kernel`, as far as read or written; cleared when a transaction that may have added to it fails. */
   private seriesKeys: Map<string, number> | null = null;
+  /** Each machine and policy's last block's rows and their series keys: a plan's runs have the same rows run after run. Cleared with seriesKeys. */
+  private readonly blockSeries = new Map<string, { kernels: readonly string[]; arms: readonly string[]; keys: Int32Array }>();
+  /** The parameters of one multi-row cell INSERT, reused. */
+  private readonly cellValues: (number | null)[] = new Array<number | null>(CELL_BATCH * CELL_COLUMN_COUNT).fill(null);
   /**
    * PRAGMA data_version when seriesKeys was read: it moves when another connection commits (a
    * `benchfleet reindex` in another process renumbers the series), and the cache is read again.
@@ -168,6 +174,42 @@ export class RunIndex {
     this.statements.deleteRun.run(key);
   }
 
+  /** The series keys as far as known, read again when another connection has committed since (called inside a transaction). */
+  private currentSeriesKeys(): Map<string, number> {
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (version !== this.seriesKeysVersion) this.forgetSeries();
+    this.seriesKeysVersion = version;
+    if (this.seriesKeys === null) {
+      this.seriesKeys = new Map(this.statements.allSeries.all().map((r) => [`${r.machine}\0${r.policy}\0${r.arm}\0${r.kernel}`, r.series_key]));
+    }
+    return this.seriesKeys;
+  }
+
+  private forgetSeries(): void {
+    this.seriesKeys = null;
+    this.blockSeries.clear();
+  }
+
+  /** The series key of each of the block's rows (series it adds are inserted). */
+  private seriesOf(keys: Map<string, number>, block: CellBlock): Int32Array {
+    const id = `${block.machine}\0${block.policy}`;
+    const known = this.blockSeries.get(id);
+    if (known !== undefined && sameNames(known.kernels, block.kernels) && sameNames(known.arms, block.arms)) return known.keys;
+    const s = this.statements;
+    const series = Int32Array.from(block.kernels, (kernel, i) => {
+      const arm = block.arms[i] as string;
+      const name = `${block.machine}\0${block.policy}\0${arm}\0${kernel}`;
+      let key = keys.get(name);
+      if (key === undefined) {
+        key = Number(s.insertSeries.run(block.machine, block.policy, arm, kernel).lastInsertRowid);
+        keys.set(name, key);
+      }
+      return key;
+    });
+    this.blockSeries.set(id, { kernels: block.kernels, arms: block.arms, keys: series });
+    return series;
+  }
+
   /** Replaces the run's rows; called inside a transaction. */
   private put(rows: IndexedRun): void {
     const s = this.statements;
@@ -178,24 +220,36 @@ export class RunIndex {
       s.insertMachine.run(runKey, m.machine, m.startedAt, m.node, m.v8, m.os, m.cpuModel, m.cpuCount, m.governor, m.affinity, m.niceness, m.heapCapMb, m.harnessSha256, m.corpusSha256, m.inputsSha256, m.load[0], m.load[1], m.load[2]);
     }
     // Inside the transaction: what another connection committed before it is seen here.
-    const version = this.db.pragma('data_version', { simple: true }) as number;
-    if (version !== this.seriesKeysVersion) this.seriesKeys = null;
-    this.seriesKeysVersion = version;
-    const keys = (this.seriesKeys ??= new Map(s.allSeries.all().map((r) => [`${r.machine}\0${r.policy}\0${r.arm}\0${r.kernel}`, r.series_key])));
-    const seriesKey = (c: CellRow): number => {
-      const name = `${c.machine}\0${c.policy}\0${c.arm}\0${c.kernel}`;
-      let key = keys.get(name);
-      if (key === undefined) {
-        key = Number(s.insertSeries.run(c.machine, c.policy, c.arm, c.kernel).lastInsertRowid);
-        keys.set(name, key);
+    const keys = this.currentSeriesKeys();
+    // The cells' values go straight into one reused array of CELL_BATCH rows' parameters.
+    const values = this.cellValues;
+    let filled = 0;
+    for (const block of rows.blocks) {
+      const series = this.seriesOf(keys, block);
+      const f = block.figures;
+      for (let i = 0; i < series.length; i++) {
+        const o = i * CELL_FIGURES;
+        const cpu = f[o + 3] as number;
+        const hasCpu = !Number.isNaN(cpu);
+        values[filled] = runKey;
+        values[filled + 1] = series[i] as number;
+        values[filled + 2] = f[o] as number;
+        values[filled + 3] = f[o + 1] as number;
+        values[filled + 4] = f[o + 2] as number;
+        values[filled + 5] = hasCpu ? cpu : null;
+        values[filled + 6] = hasCpu ? (f[o + 4] as number) : null;
+        values[filled + 7] = hasCpu ? (f[o + 5] as number) : null;
+        values[filled + 8] = f[o + 6] as number;
+        values[filled + 9] = f[o + 7] as number;
+        filled += CELL_COLUMN_COUNT;
+        if (filled === values.length) {
+          s.insertCells.run(values);
+          filled = 0;
+        }
       }
-      return key;
-    };
-    const values = (c: CellRow): (number | null)[] => [runKey, seriesKey(c), c.speedup, c.speedupLo, c.speedupHi, c.cpuRatio, c.cpuLo, c.cpuHi, c.rounds, c.failed];
-    const whole = rows.cells.length - (rows.cells.length % CELL_BATCH);
-    for (let i = 0; i < whole; i += CELL_BATCH) s.insertCells.run(rows.cells.slice(i, i + CELL_BATCH).flatMap(values));
-    for (const c of rows.cells.slice(whole)) s.insertCell.run(values(c));
-    this.families.runPut(r, rows.cells);
+    }
+    for (let i = 0; i < filled; i += CELL_COLUMN_COUNT) s.insertCell.run(values.slice(i, i + CELL_COLUMN_COUNT));
+    this.families.runPut(r, rows.blocks);
   }
 
   /**
@@ -213,7 +267,7 @@ export class RunIndex {
     try {
       this.db.transaction(() => this.put(folder.rows))();
     } catch (error) {
-      this.seriesKeys = null;
+      this.forgetSeries();
       throw error;
     }
     return true;
@@ -233,7 +287,7 @@ export class RunIndex {
   async rebuild(onRun?: (runId: string) => void): Promise<RebuildResult> {
     const result: RebuildResult = { indexed: 0, skipped: [] };
     this.db.exec('BEGIN IMMEDIATE');
-    this.seriesKeys = null;
+    this.forgetSeries();
     try {
       // Dropping the tables frees their pages at once, where DELETE would visit millions of rows;
       // readers keep seeing the old index until COMMIT.
@@ -263,7 +317,7 @@ export class RunIndex {
     } catch (error) {
       this.families.abortRebuild();
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      this.seriesKeys = null;
+      this.forgetSeries();
       throw error;
     }
     return result;

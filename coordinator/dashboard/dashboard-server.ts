@@ -42,6 +42,10 @@ export interface DashboardOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** The built bundle's folder; web/dist unless a test gives another. */
   webDist?: string;
+  /** Every JSON answer's hard cap, bytes (default MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
+  /** What a Run page answer is kept under, bytes (default MAX_RUN_ANSWER_BYTES). */
+  maxRunAnswerBytes?: number;
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -306,7 +310,7 @@ export class Dashboard {
       }
       if (built === null) return this.sendJson(res, 404, { error: 'no such run' });
       const text = JSON.stringify(built.view);
-      if (Buffer.byteLength(text) > MAX_RUN_ANSWER_BYTES && size > 1) continue;
+      if (Buffer.byteLength(text) > (this.options.maxRunAnswerBytes ?? MAX_RUN_ANSWER_BYTES) && size > 1) continue;
       if (built.final) this.answers.set(key, text);
       return this.sendJsonText(res, 200, text);
     }
@@ -364,9 +368,10 @@ export class Dashboard {
   /** Every JSON answer passes here: one over MAX_ANSWER_BYTES is refused, never sent. */
   private sendJsonText(res: ServerResponse, status: number, text: string): void {
     const bytes = Buffer.byteLength(text);
-    if (bytes > MAX_ANSWER_BYTES) {
-      log.warn(`refused to send a ${bytes}-byte answer (over the dashboard's cap of ${MAX_ANSWER_BYTES} bytes)`);
-      text = JSON.stringify({ error: `the answer would be ${bytes} bytes, over the dashboard's cap of ${MAX_ANSWER_BYTES}; ask for less (docs/dashboard.md, API)`, code: 'ANSWER_TOO_LARGE' });
+    const cap = this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    if (bytes > cap) {
+      log.warn(`refused to send a ${bytes}-byte answer (over the dashboard's cap of ${cap} bytes)`);
+      text = JSON.stringify({ error: `the answer would be ${bytes} bytes, over the dashboard's cap of ${cap}; ask for less (docs/dashboard.md, API)`, code: 'ANSWER_TOO_LARGE' });
       status = 500;
     }
     res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });

@@ -11,9 +11,26 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { connectControl, type ControlSocket } from '../../cli/control-client.ts';
 import { unwrap } from '../../shared/protocol/failure.ts';
 import type { ControlToCoordinator, RunSummary } from '../../shared/protocol/events.ts';
+import { probeCoordinator } from '../../shared/protocol/http-client.ts';
 import { request } from '../../shared/protocol/request.ts';
 import { startBenchfleet, type Proc } from './processes.ts';
-import { loadPlan, SimulatedFleet } from './simulated-agent.ts';
+import { loadPlan, SimulatedFleet, studyLoadPlan } from './simulated-agent.ts';
+
+/**
+ * What each machine runs. `fleet`: 8 samples a round (2 kernels x 4 arms, one policy, 2 repeats),
+ * as many rounds as samplesPerMachine asks, one raw file. `study`: the study's record shape
+ * (simulated-agent.ts studyLoadPlan: 969 samples of 4 repeats in 3 raw files; samplesPerMachine
+ * is not used).
+ */
+export type FleetShape = 'fleet' | 'study';
+
+/**
+ * How the latency probes go. `staggered`: `status` every 500 ms, and /api/fleet then /api/runs
+ * every 500 ms, each after the last answer. `together`: every second `status`, `hello`
+ * (GET /api/v1/hello, as every CLI command and agent asks first) and the three dashboard calls
+ * of an open Fleet, Runs and Run page (/api/fleet, /api/runs, /api/runs/RUN) fired at once.
+ */
+export type FleetProbes = 'staggered' | 'together';
 
 export interface FleetLoadOptions {
   /** Data folder of the coordinator (a fresh temporary folder). */
@@ -22,6 +39,10 @@ export interface FleetLoadOptions {
   /** Samples per second per machine. */
   pace: number;
   samplesPerMachine: number;
+  /** What each machine runs (default `fleet`). */
+  shape?: FleetShape;
+  /** How the latency probes go (default `staggered`). */
+  probes?: FleetProbes;
   /** Pacing window of each agent's `run:progress` (default the agent's; 0: one per sample, as agents before 0.1 sent). */
   progressEveryMs?: number;
   /** Spread of the machines' first samples after the run reaches them (default the simulated fleet's STARTUP_SPREAD_MS; 0: all in step). */
@@ -44,6 +65,8 @@ export interface Percentiles {
 
 export interface FleetLoadFigures {
   machines: number;
+  /** Samples each machine's plan has. */
+  plannedPerMachine: number;
   samples: number;
   files: number;
   problems: string[];
@@ -58,14 +81,23 @@ export interface FleetLoadFigures {
   /** The ack p99 of each 10 s of ingest (from run:start's answer), to show where the slow answers fall. */
   ackP99By10s: number[];
   statusMs: Percentiles;
+  /** GET /api/v1/hello (probes `together` only; count 0 otherwise). */
+  helloMs: Percentiles;
   dashboardMs: Percentiles;
+  /** Each dashboard path's own latency. */
+  dashboardByPath: Record<string, Percentiles>;
   /** Largest lag of the progress `status` showed behind the samples the agents had made. */
   progressLagMs: number;
   /** From the last machine delivered to the run's report. */
   reportMs: number;
   /** The first `status` after the report (the dashboard reads the final run then); NaN if unanswered in 300 s. */
   statusAfterReportMs: number;
+  /** The coordinator's peak RSS (VmHWM: the whole process, worker threads included) until every machine had delivered. */
+  ingestPeakRssMiB: number;
+  /** Its peak RSS over the whole load: ingest, finalization and the run's indexing. */
   peakRssMiB: number;
+  /** From the report to the run's rows in the run index (the last of finalization's work); NaN if not seen in 600 s. */
+  indexedMs: number;
   /** Coordinator CPU time over the wall time of the load, as a share of one core (1 = one core busy). */
   cpuCores: number;
   /**
@@ -105,7 +137,8 @@ function startCoordinator(dir: string, token: string, listen: string): Proc {
   // FLEET_PROFILE_DIR: write a CPU profile of the coordinator there (node --cpu-prof; exec keeps the pid).
   const profile = process.env['FLEET_PROFILE_DIR'];
   const wrapper = profile ? ['sh', '-c', `exec "$0" --cpu-prof --cpu-prof-dir=${profile} "$@"`] : [];
-  return startBenchfleet(['coordinator', '--listen', listen, '--data', join(dir, 'coordinator'), '--dashboard', '127.0.0.1:0'], { BENCHFLEET_TOKEN: token, BENCHFLEET_LOG: process.env['FLEET_LOG'] ?? 'warn' }, undefined, wrapper);
+  // The run index's info lines (warnings from everywhere): "run RUN: indexed" ends finalization's work.
+  return startBenchfleet(['coordinator', '--listen', listen, '--data', join(dir, 'coordinator'), '--dashboard', '127.0.0.1:0'], { BENCHFLEET_TOKEN: token, BENCHFLEET_LOG: process.env['FLEET_LOG'] ?? 'coordinator:run-index' }, undefined, wrapper);
 }
 
 /** Play the load; resolves with the figures (problems listed, never thrown: the caller decides). */
@@ -124,7 +157,9 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
   let control: ControlSocket | null = null;
   let probing = true;
   const statusMs: number[] = [];
+  const helloMs: number[] = [];
   const dashboardMs: number[] = [];
+  const byPath = new Map<string, number[]>();
   let progressLagMs = 0;
   const probes: Promise<void>[] = [];
   const started = Date.now();
@@ -134,7 +169,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     const connectMs = Math.max(...fleet.figures.connectedAt.values()) - t0;
     log(`${options.machines} agents connected in ${(connectMs / 1000).toFixed(1)} s`);
     control = await connectControl({ coordinator: url, 'token-file': undefined, ca: undefined }, { token, timeoutMs: 60_000 });
-    const { plan, samples } = loadPlan(options.samplesPerMachine);
+    const { plan, samples } = options.shape === 'study' ? studyLoadPlan() : loadPlan(options.samplesPerMachine);
     log('control connected'); const startAt = performance.now();
     const { runId } = unwrap(await request<ControlToCoordinator, 'run:start'>(control, 120_000, 'run:start', { planText: `${JSON.stringify(plan)}\n`, machines: fleet.names }));
     const runStartMs = performance.now() - startAt;
@@ -145,49 +180,76 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     log(`run ${runId} started in ${runStartMs.toFixed(0)} ms: ${samples} samples per machine at ${options.pace}/s`);
     let cookie = await dashboardSession(dashboardUrl, token);
 
-    // Probes during ingest: status (latency and progress lag), dashboard API, coordinator RSS/CPU.
+    // Probes during ingest: status (latency and progress lag), hello, dashboard API, coordinator RSS/CPU.
+    const askStatus = async (): Promise<void> => {
+      const c = control;
+      if (!c?.connected) return;
+      const t = performance.now();
+      const answer = await request<ControlToCoordinator, 'status'>(c, 30_000, 'status').catch(() => null);
+      const at = Date.now();
+      if (!answer?.ok) return;
+      statusMs.push(performance.now() - t);
+      const run = answer.value.runs.find((r: RunSummary) => r.runId === runId);
+      for (const a of fleet.agents) {
+        const m = run?.machines[a.name];
+        if (!m || m.state !== 'running') continue;
+        const oldest = a.oldestUnshown(runId, m.done);
+        if (oldest !== null) progressLagMs = Math.max(progressLagMs, at - oldest);
+      }
+    };
+    const askDashboard = async (path: string): Promise<void> => {
+      const t = performance.now();
+      const ok = await fetch(`${dashboardUrl}${path}`, { headers: { cookie }, signal: AbortSignal.timeout(30_000) })
+        .then(async (res) => (await res.arrayBuffer(), res.ok))
+        .catch(() => false);
+      if (!ok) return;
+      const ms = performance.now() - t;
+      dashboardMs.push(ms);
+      const mine = byPath.get(path);
+      if (mine) mine.push(ms);
+      else byPath.set(path, [ms]);
+    };
+    const askHello = async (): Promise<void> => {
+      const t = performance.now();
+      if (await probeCoordinator({ url, token, timeoutMs: 30_000 }).then(() => true, () => false)) helloMs.push(performance.now() - t);
+    };
+    const every = (ms: number, probe: () => Promise<unknown>): Promise<void> =>
+      (async () => {
+        while (probing && Date.now() < deadline) {
+          await probe();
+          await new Promise((r) => setTimeout(r, ms));
+        }
+      })();
+    if (options.probes === 'together') {
+      // Fired at once every second whatever the last answers took, as independent clients would.
+      const runPath = `/api/runs/${encodeURIComponent(runId)}`;
+      const together = new Set<Promise<unknown>>();
+      probes.push(
+        every(1000, () => {
+          const round = Promise.all([askStatus(), askHello(), ...['/api/fleet', '/api/runs', runPath].map(askDashboard)]);
+          together.add(round);
+          void round.finally(() => together.delete(round));
+          return Promise.resolve();
+        }),
+      );
+      probes.push((async () => {
+        while (probing && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+        await Promise.all(together);
+      })());
+    } else {
+      probes.push(
+        every(500, askStatus),
+        every(500, async () => {
+          for (const path of ['/api/fleet', '/api/runs']) await askDashboard(path);
+        }),
+      );
+    }
     probes.push(
-      (async () => {
-        while (probing && Date.now() < deadline) {
-          const c = control;
-          if (c?.connected) {
-            const t = performance.now();
-            const answer = await request<ControlToCoordinator, 'status'>(c, 30_000, 'status').catch(() => null);
-            const at = Date.now();
-            if (answer?.ok) {
-              statusMs.push(performance.now() - t);
-              const run = answer.value.runs.find((r: RunSummary) => r.runId === runId);
-              for (const a of fleet.agents) {
-                const m = run?.machines[a.name];
-                if (!m || m.state !== 'running') continue;
-                const oldest = a.oldestUnshown(runId, m.done);
-                if (oldest !== null) progressLagMs = Math.max(progressLagMs, at - oldest);
-              }
-            }
-          }
-          await new Promise((r) => setTimeout(r, 500));
-        }
-      })(),
-      (async () => {
-        while (probing && Date.now() < deadline) {
-          for (const path of ['/api/fleet', '/api/runs']) {
-            const t = performance.now();
-            const ok = await fetch(`${dashboardUrl}${path}`, { headers: { cookie }, signal: AbortSignal.timeout(30_000) })
-              .then(async (res) => (await res.arrayBuffer(), res.ok))
-              .catch(() => false);
-            if (ok) dashboardMs.push(performance.now() - t);
-          }
-          await new Promise((r) => setTimeout(r, 500));
-        }
-      })(),
-      (async () => {
-        while (probing && Date.now() < deadline) {
-          const pid = coordinator.child.pid;
-          const use = pid === undefined ? null : await processUse(pid).catch(() => null);
-          if (use) peakKiB = Math.max(peakKiB, use.hwmKiB);
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      })(),
+      every(1000, async () => {
+        const pid = coordinator.child.pid;
+        const use = pid === undefined ? null : await processUse(pid).catch(() => null);
+        if (use) peakKiB = Math.max(peakKiB, use.hwmKiB);
+      }),
     );
 
     if (options.killAfterMs) {
@@ -231,14 +293,13 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     await fleet.allDelivered(runId, left());
     const deliveredAt = Date.now();
     generatorDelay.disable();
+    const deliveredPid = coordinator.child.pid;
+    const ingestPeakKiB = Math.max(peakKiB, deliveredPid === undefined ? 0 : (await processUse(deliveredPid).catch(() => ({ hwmKiB: 0 }))).hwmKiB);
     const ingestMs = deliveredAt - ingestFrom;
     log(`every machine delivered after ${(ingestMs / 1000).toFixed(1)} s`);
     const reportAt = await reported;
     probing = false;
     await Promise.all(probes);
-    const pid = coordinator.child.pid;
-    const use = pid === undefined ? { cpuS: 0, hwmKiB: 0 } : await processUse(pid);
-    peakKiB = Math.max(peakKiB, use.hwmKiB);
     const runDir = join(options.dir, 'coordinator', 'runs', runId);
     await stat(join(runDir, 'manifest.json'));
     // After the report the coordinator's dashboard reads the final run (every summary, the
@@ -247,9 +308,15 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     const last = await request<ControlToCoordinator, 'status'>(control, 300_000, 'status').catch(() => null);
     const statusAfterReportMs = last === null ? NaN : performance.now() - askedAt;
     const final = last?.ok ? last.value.runs.find((r) => r.runId === runId) : undefined;
+    // The run's rows go into the run index after the report is sent: the last of its finalization.
+    const indexedAt = await coordinator.waitFor(new RegExp(`run ${runId}: indexed`), Math.min(left(), 600_000)).then(() => Date.now(), () => NaN);
+    const pid = coordinator.child.pid;
+    const use = pid === undefined ? { cpuS: 0, hwmKiB: 0 } : await processUse(pid);
+    peakKiB = Math.max(peakKiB, use.hwmKiB);
     const check = await fleet.checkStored(runDir, runId);
     return {
       machines: options.machines,
+      plannedPerMachine: samples,
       samples: check.samples,
       files: check.files,
       problems: check.problems,
@@ -262,11 +329,15 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       ackMs: percentiles(fleet.figures.ackMs),
       ackP99By10s: p99ByWindow(fleet.figures.ackAt, fleet.figures.ackMs, ingestFromPerf, 10_000),
       statusMs: percentiles(statusMs),
+      helloMs: percentiles(helloMs),
       dashboardMs: percentiles(dashboardMs),
+      dashboardByPath: Object.fromEntries([...byPath].map(([path, ms]) => [path.replace(runId, 'RUN'), percentiles(ms)])),
       progressLagMs,
       reportMs: reportAt - deliveredAt,
       statusAfterReportMs,
+      ingestPeakRssMiB: ingestPeakKiB / 1024,
       peakRssMiB: peakKiB / 1024,
+      indexedMs: indexedAt - reportAt,
       cpuCores: (cpuBefore + use.cpuS) / ((Date.now() - started) / 1000),
       generatorDelayMs: { p50: generatorDelay.percentile(50) / 1e6, p99: generatorDelay.percentile(99) / 1e6, max: generatorDelay.max / 1e6 },
       runState: final?.state ?? (last === null ? 'status not answered in 300 s' : 'missing'),
@@ -301,10 +372,13 @@ export function describeFigures(f: FleetLoadFigures): string[] {
     `ack: ${ms(f.ackMs)}`,
     `ack p99 per 10 s of ingest: ${f.ackP99By10s.map((x) => (Number.isNaN(x) ? '-' : x.toFixed(0))).join(', ')} ms`,
     `status during ingest: ${ms(f.statusMs)}`,
+    ...(f.helloMs.count > 0 ? [`hello during ingest: ${ms(f.helloMs)}`] : []),
     `dashboard API during ingest: ${ms(f.dashboardMs)}`,
+    ...Object.entries(f.dashboardByPath).map(([path, p]) => `  ${path}: ${ms(p)}`),
     `progress lag: max ${(f.progressLagMs / 1000).toFixed(2)} s`,
     `last record -> report: ${(f.reportMs / 1000).toFixed(2)} s; the first status after it answered in ${Number.isNaN(f.statusAfterReportMs) ? 'no time (none within 300 s)' : `${f.statusAfterReportMs.toFixed(0)} ms`}`,
-    `coordinator: peak RSS ${f.peakRssMiB.toFixed(0)} MiB, CPU ${(f.cpuCores * 100).toFixed(0)}% of one core`,
+    `report -> run indexed: ${Number.isNaN(f.indexedMs) ? 'not seen in 600 s' : `${(f.indexedMs / 1000).toFixed(2)} s`}`,
+    `coordinator: peak RSS ${f.peakRssMiB.toFixed(0)} MiB through finalization and indexing (${f.ingestPeakRssMiB.toFixed(0)} MiB until every machine delivered; VmHWM, worker threads included), CPU ${(f.cpuCores * 100).toFixed(0)}% of one core`,
     `load generator's own event-loop delay during ingest (in every latency above): p50 ${f.generatorDelayMs.p50.toFixed(0)} ms, p99 ${f.generatorDelayMs.p99.toFixed(0)} ms, max ${f.generatorDelayMs.max.toFixed(0)} ms`,
   ];
 }

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { scheduleSamples, type SampleSlot } from '../../agent/harness/schedule.ts';
 import { kernelNames } from '../../kernels/catalog.ts';
+import { ARM_NAMES } from '../../shared/arms.ts';
 import { parsePlan } from '../../shared/plan-validate.ts';
 import type { Plan } from '../../shared/plan.ts';
 import type { Policy } from '../../shared/policies.ts';
@@ -509,6 +510,19 @@ export class SimulatedFleet {
     }
     return { problems, samples, files };
   }
+}
+
+/**
+ * The study's record shape as a fleet sends it: 19 kernels x the 17 arms x 3 policies, one round
+ * of 4 repeats of 16 jobs: 969 samples per machine in 3 raw files, each summarized into 323 rows.
+ */
+export function studyLoadPlan(): { plan: object; samples: number } {
+  const kernels = kernelNames().slice(0, 19);
+  const policies = ['whole', 'pages', 'checkpoint'];
+  return {
+    plan: { name: 'fleet load, study shape', kernels, arms: [...ARM_NAMES], policies, rounds: 1, repeats: 4, jobs: 16, seed: 1, schedule: 'sequential' },
+    samples: kernels.length * ARM_NAMES.length * policies.length,
+  };
 }
 
 /** A plan of `samples` samples per machine (8 per round: 2 kernels x 4 arms, one policy). */

@@ -8,14 +8,17 @@
 // write is a transaction, so a reader sees a run whole or not at all.
 import Database from 'better-sqlite3';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { MANIFEST_FILE } from '../../analysis/raw/manifest.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
+import { WorkerPool } from '../../shared/worker-pool.ts';
 import { CELLS_BY_SERIES_DDL, INDEX_DDL, INDEX_FILE, INDEX_SCHEMA_VERSION, type IndexedRun } from './index-schema.ts';
 import { CELL_FIGURES, sameNames, type CellBlock } from './cell-blocks.ts';
 import { FamilyDetections, planKeysOf } from './family-detections.ts';
-import { readFolderRows, sha256Hex } from './run-folder-rows.ts';
+import type { FolderJob } from './folder-reader-worker.ts';
+import { readFolderRows, sha256Hex, type FolderRows } from './run-folder-rows.ts';
 
 const defaultLog = createLogger('coordinator:run-index');
 /** How long a write waits for another process's write (a `reindex` beside the coordinator) before it fails. */
@@ -49,8 +52,27 @@ async function removeIndexFiles(path: string): Promise<void> {
   for (const suffix of ['', '-wal', '-shm']) await rm(`${path}${suffix}`, { force: true });
 }
 
-/** Run folders read ahead of the one being written during a rebuild. */
+/** Run folders read ahead of the one being written during a rebuild read on this thread. */
 const READ_AHEAD = 4;
+/** A rebuild of at least this many runs reads them on worker threads (starting them costs about 0.1 s of CPU each). */
+const POOL_FROM_RUNS = 24;
+/** Threads reading folders: as many as cores, since the main thread waits on them part of the time. */
+const READING_THREADS = Math.max(1, Math.min(4, availableParallelism()));
+/** Folders each reading thread holds at once (one waits on the disk while another is parsed), and read ahead per thread. */
+const JOBS_PER_THREAD = 2;
+const READ_AHEAD_PER_THREAD = 3;
+
+/** The threads of one rebuild (closed at its end). */
+function folderReaders(): WorkerPool<FolderJob, FolderRows> {
+  return new WorkerPool<FolderJob, FolderRows>({
+    entry: new URL('./folder-reader-worker.ts', import.meta.url),
+    threads: READING_THREADS,
+    jobsPerThread: JOBS_PER_THREAD,
+    idle: 'keep',
+    death: 'its-jobs',
+    stopped: (code) => `a thread reading run folders for the run index stopped (exit code ${code})`,
+  });
+}
 
 export class RunIndex {
   readonly path: string;
@@ -273,19 +295,24 @@ export class RunIndex {
     return true;
   }
 
-  /** A folder's rows, read while earlier folders are written; a failure is seen when it is awaited (never unhandled before). */
-  private readAhead(runId: string): ReturnType<typeof readFolderRows> {
-    const rows = readFolderRows(join(this.dataDir, 'runs', runId), runId, true);
-    rows.catch(() => undefined);
-    return rows;
-  }
-
   /**
    * Rebuilds the whole index from the run folders in one transaction: readers see the old index
    * until it commits. Every folder is verified against its manifest.
    */
   async rebuild(onRun?: (runId: string) => void): Promise<RebuildResult> {
     const result: RebuildResult = { indexed: 0, skipped: [] };
+    const runIds = await this.runIds();
+    // Folders are read ahead of the one being written: on worker threads when there are enough
+    // of them to pay for starting the threads, else on libuv's threads (the files) and this one.
+    const pool = runIds.length >= POOL_FROM_RUNS ? folderReaders() : null;
+    const read = (runId: string): Promise<FolderRows> => {
+      const dir = join(this.dataDir, 'runs', runId);
+      const rows = pool === null ? readFolderRows(dir, runId, true) : pool.run({ dir, runId, verify: true });
+      // A failure is seen when it is awaited (never unhandled before).
+      rows.catch(() => undefined);
+      return rows;
+    };
+    const ahead = pool === null ? READ_AHEAD : READ_AHEAD_PER_THREAD * READING_THREADS;
     this.db.exec('BEGIN IMMEDIATE');
     this.forgetSeries();
     try {
@@ -294,14 +321,12 @@ export class RunIndex {
       this.db.exec('DROP TABLE cells; DROP TABLE series; DROP TABLE run_machines; DROP TABLE runs; DROP TABLE plan_families; DROP TABLE family_detections;');
       this.db.exec(INDEX_DDL);
       this.families.beginRebuild();
-      // Folders are read a few ahead of the one being written: their files are read and hashed
-      // (the manifest check) on libuv's threads while this thread parses and inserts.
-      const runIds = await this.runIds();
-      const reading = runIds.slice(0, READ_AHEAD).map((runId) => this.readAhead(runId));
+      const reading: (Promise<FolderRows> | null)[] = runIds.slice(0, ahead).map(read);
       for (const [i, runId] of runIds.entries()) {
-        const folder = await (reading[i] as Promise<Awaited<ReturnType<typeof readFolderRows>>>);
-        const later = runIds[i + READ_AHEAD];
-        if (later !== undefined) reading.push(this.readAhead(later));
+        const folder = await (reading[i] as Promise<FolderRows>);
+        reading[i] = null;
+        const later = runIds[i + ahead];
+        if (later !== undefined) reading.push(read(later));
         if (folder.ok) {
           this.put(folder.rows);
           result.indexed++;
@@ -319,6 +344,8 @@ export class RunIndex {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       this.forgetSeries();
       throw error;
+    } finally {
+      await pool?.close();
     }
     return result;
   }

@@ -8,30 +8,22 @@ import type { Report } from './report-types.ts';
 import type { LoadedResult } from '../raw/result-folders.ts';
 
 export function reportsForEveryArm(results: readonly LoadedResult[]): Report[] {
+  if (results.length === 0) return [];
+  const arms = poolArmsInOrder(results.flatMap((r) => r.summary.rows.map((row) => row.arm)));
   const reports: Report[] = [];
-  forEveryArm(results, (report) => reports.push(report));
-  return reports;
-}
-
-/**
- * reportsForEveryArm one report at a time: `each` has each report before the next is built, so
- * that a caller keeping only part of each (the dashboard, for a run of a thousand machines)
- * never holds them all.
- */
-export function forEveryArm(results: readonly LoadedResult[], each: (report: Report) => void): void {
-  if (results.length === 0) return;
-  const present = new Set(results.flatMap((r) => r.summary.rows.map((row) => row.arm)));
-  const arms = [...present].filter((a) => a !== NATIVE_ARM).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
-  let first: string | null = null;
   try {
-    const report = buildReportFromResults(results);
-    first = report.arm;
-    each(report);
+    reports.push(buildReportFromResults(results));
   } catch (error) {
     // No batched taskpool arm to default to: every arm is still shown, in the corpus's order.
     if (!(error instanceof BenchfleetError && error.code === 'USAGE')) throw error;
   }
-  for (const arm of arms) if (arm !== first) each(buildReportFromResults(results, arm));
+  for (const arm of arms) if (arm !== reports[0]?.arm) reports.push(buildReportFromResults(results, arm));
+  return reports;
+}
+
+/** The pool arms among `arms`, each once, in the corpus's order (unknown names last, by name). */
+export function poolArmsInOrder(arms: Iterable<string>): string[] {
+  return [...new Set(arms)].filter((a) => a !== NATIVE_ARM).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
 }
 
 function rank(arm: string): number {

@@ -78,6 +78,21 @@ export function buildReportFromResults(results: readonly LoadedResult[], request
   return assemble(results.map((r) => entryOf(r, arm, false)), arm, notes);
 }
 
+/**
+ * The arm a report of these results shows when none is asked for, and the notes that choice
+ * adds: what buildReport decides, for a caller that keeps entries of every arm (the dashboard).
+ */
+export function defaultReportArm(results: readonly { arms: ReadonlySet<string>; environment: EnvironmentRecord | null }[]): { arm: string; notes: string[] } {
+  const notes: string[] = [];
+  return { arm: chooseArm(results, undefined, notes), notes };
+}
+
+/** The report of entries whose cells are all of `arm`, after `notes` (defaultReportArm's, for the default arm). */
+export function reportOfEntries(entries: readonly ReportEntry[], arm: string, notes: readonly string[] = []): Report {
+  if (entries.length === 0) throw new BenchfleetError('USAGE', 'a report needs at least one result folder or summary');
+  return assemble(entries, arm, [...notes]);
+}
+
 /** The report of entries whose cells are of `arm`, after the notes on the arm's choice. */
 function assemble(entries: readonly ReportEntry[], arm: string, notes: string[]): Report {
   const labelled = label(entries);

@@ -1,6 +1,6 @@
 // What the dashboard keeps of a finalized run, read once from its files (a finalized run does
-// not change): per arm the whole run's notes, footer and figures across machines, each
-// machine's summary files and downloads. Not the study table itself: at a thousand machines
+// not change), one summary at a time: per arm the whole run's notes, footer and figures across
+// machines, each machine's summary files and downloads. Not the study table itself: at a thousand machines
 // that is hundreds of MB, so a page of machines reads its own summaries when first shown
 // (pageReport) and the dashboard keeps the answer (answer-cache.ts).
 import { readdir, stat } from 'node:fs/promises';
@@ -8,10 +8,13 @@ import { join } from 'node:path';
 import { acrossMachines, type AcrossMachines } from '../../analysis/report/across-machines.ts';
 import { MANIFEST_FILE, readManifest } from '../../analysis/raw/manifest.ts';
 import type { LoadedResult, ResultFiles } from '../../analysis/raw/result-folders.ts';
-import { forEveryArm } from '../../analysis/report/report-arms.ts';
-import { buildReportFromResults } from '../../analysis/report/report.ts';
+import { poolArmsInOrder } from '../../analysis/report/report-arms.ts';
+import { buildReportFromResults, defaultReportArm, reportOfEntries } from '../../analysis/report/report.ts';
+import { cellsOf, entryOf, type ReportEntry } from '../../analysis/report/report-entries.ts';
 import { REPORT_FORMAT, type Report } from '../../analysis/report/report-types.ts';
 import { readSummaryFile } from '../../analysis/summary/summary-io.ts';
+import { NATIVE_ARM } from '../../shared/arms.ts';
+import { BenchfleetError } from '../../shared/errors.ts';
 import type { RunSummary } from '../../shared/protocol/events.ts';
 import type { DownloadView } from './dashboard-views.ts';
 
@@ -64,7 +67,11 @@ export async function loadFinalized(dir: string, run: RunSummary): Promise<Final
   const manifest = await readManifest(dir);
   const listed = new Set(manifest.files.map((f) => f.path));
   const machineNames = Object.keys(run.machines).sort();
-  const results: LoadedResult[] = [];
+  // Each summary is dropped once read: what is kept of it is an entry per arm (report-entries.ts,
+  // its facts and that arm's cells), a twentieth of it; a thousand machines' summaries held
+  // together took over a GiB.
+  const bases: ReportEntry[] = [];
+  const byArm = new Map<string, ReportEntry[]>();
   const files = new Map<string, ResultFiles[]>();
   const affinity = new Map<string, number[] | null>();
   let failures = 0;
@@ -77,11 +84,17 @@ export async function loadFinalized(dir: string, run: RunSummary): Promise<Final
     for (const name of names) {
       const stem = name.slice(0, -'.summary.json'.length);
       const resultFiles: ResultFiles = { dir: machineDir, stem, rawPath: listed.has(`${machine}/${stem}.jsonl`) ? join(machineDir, `${stem}.jsonl`) : null, summaryPath: join(machineDir, name) };
-      const summary = await readSummaryFile(resultFiles.summaryPath as string);
+      const result: LoadedResult = { files: resultFiles, summary: await readSummaryFile(resultFiles.summaryPath as string), origin: 'summary' };
+      const base = entryOf(result, NATIVE_ARM, false);
+      for (const arm of poolArmsInOrder(base.arms)) {
+        const entries = byArm.get(arm) ?? [];
+        entries[bases.length] = { ...base, cellsArm: arm, cells: cellsOf(result, arm) };
+        byArm.set(arm, entries);
+      }
+      bases.push({ ...base, cells: new Map() });
       mine.push(resultFiles);
-      results.push({ files: resultFiles, summary, origin: 'summary' });
-      failures += summary.counts.failed;
-      const env = summary.environment;
+      failures += base.failed;
+      const env = base.environment;
       if (env !== null && (startedAt === null || env.startedAt < startedAt)) startedAt = env.startedAt;
       if (env !== null && env.startedAt >= newest) {
         newest = env.startedAt;
@@ -90,11 +103,7 @@ export async function loadFinalized(dir: string, run: RunSummary): Promise<Final
     }
     files.set(machine, mine);
   }
-  // One arm's whole report at a time, kept only in part: its rows are what pages read again.
-  const arms: ArmFacts[] = [];
-  forEveryArm(results, (report) => {
-    arms.push({ arm: report.arm, policies: report.policies, notes: boundedNotes(report.notes), footer: report.footer, failedSamples: report.failedSamples, acrossMachines: acrossMachines(report) });
-  });
+  const arms = await armFacts(bases, byArm);
   const machineSet = new Set(machineNames);
   const runDownloads: DownloadView[] = [];
   const machineDownloads = new Map<string, DownloadView[]>();
@@ -109,6 +118,35 @@ export async function loadFinalized(dir: string, run: RunSummary): Promise<Final
   }
   runDownloads.push({ path: MANIFEST_FILE, kind: 'manifest', bytes: (await stat(join(dir, MANIFEST_FILE))).size });
   return { finishedAt, startedAt, failures, arms, files, runDownloads, machineDownloads, affinity };
+}
+
+/**
+ * Each pool arm's whole-run report, the default arm first (as reportsForEveryArm orders them),
+ * one at a time and kept only in part: its rows are what pages read again. Between arms the
+ * event loop gets its turn: an arm of a thousand machines is a few hundred ms of work.
+ */
+async function armFacts(bases: readonly ReportEntry[], byArm: Map<string, ReportEntry[]>): Promise<ArmFacts[]> {
+  if (bases.length === 0) return [];
+  let first: { arm: string; notes: string[] } | null = null;
+  try {
+    first = defaultReportArm(bases);
+  } catch (error) {
+    // No batched taskpool arm to default to: every arm is still shown, in the corpus's order.
+    if (!(error instanceof BenchfleetError && error.code === 'USAGE')) throw error;
+  }
+  const order = poolArmsInOrder(byArm.keys());
+  if (first !== null) order.unshift(...order.splice(order.indexOf(first.arm), 1));
+  const facts: ArmFacts[] = [];
+  for (const arm of order) {
+    const entries = byArm.get(arm) ?? [];
+    byArm.delete(arm);
+    // A result without this arm still has its rows in the arm's table (no cells), as in buildReportFromResults.
+    const all = bases.map((base, i) => entries[i] ?? { ...base, cellsArm: arm });
+    const report = reportOfEntries(all, arm, arm === first?.arm ? first.notes : []);
+    facts.push({ arm, policies: report.policies, notes: boundedNotes(report.notes), footer: report.footer, failedSamples: report.failedSamples, acrossMachines: acrossMachines(report) });
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return facts;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The Run page's API at fleet scale: a finished run of 300 machines answers /api/runs/<id> with
 // its head, its arms and one page of machines, under the 1 MB the Run page is kept to; paging
 // /api/runs/<id>/machines returns every machine exactly once, with that page's study table and
-// files, and the arm's figures across all 300; a finished run's page is read from disk once;
-// an answer over the hard cap is refused with ANSWER_TOO_LARGE, never sent.
+// files, and the arm's figures across all 300, each what the analysis's report of the whole run
+// says; a finished run's page is read from disk once; an answer over the hard cap is refused
+// with ANSWER_TOO_LARGE, never sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
@@ -12,6 +13,11 @@ import { coordinatorSource } from '../../coordinator/dashboard/coordinator-sourc
 import { Dashboard } from '../../coordinator/dashboard/dashboard-server.ts';
 import { DEFAULT_PAGE_MACHINES, MACHINES_IN_ITEM, MAX_RUN_ANSWER_BYTES, type MachinePageView, type RunsView, type RunView } from '../../coordinator/dashboard/dashboard-views.ts';
 import { startTestCoordinator } from '../helpers/in-process-coordinator.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { loadResults } from '../../analysis/raw/result-folders.ts';
+import { acrossMachines } from '../../analysis/report/across-machines.ts';
+import { reportsForEveryArm } from '../../analysis/report/report-arms.ts';
+import type { Report } from '../../analysis/report/report-types.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { machineNames, writeWideFinishedRun } from '../helpers/wide-runs.ts';
 
@@ -72,8 +78,15 @@ test('a finished 300-machine run answers its Run page under 1 MB and pages every
       assert.equal(cell.median, cell.lowest.speedup);
     }
 
+    // The oracle: the analysis's own report of every arm, all 300 machines loaded together.
+    const reports = reportsForEveryArm(await loadResults([fleet.coordinator.store.runDir(runId)]));
+    assert.deepEqual(view.arms, reports.map((r) => r.arm));
     for (const arm of view.arms) {
       const pages = await allPages(get, runId, arm, 50);
+      const whole = reports.find((r) => r.arm === arm) as Report;
+      assert.deepEqual(pages[0]?.acrossMachines, acrossMachines(whole));
+      assert.deepEqual(pages.flatMap((p) => p.report?.rows ?? []), whole.rows, 'the pages\' rows are the whole report\'s');
+      assert.ok(pages.every((p) => isDeepStrictEqual([p.report?.notes, p.report?.footer, p.report?.failedSamples], [whole.notes, whole.footer, whole.failedSamples])));
       assert.equal(pages.length, 6);
       const names = pages.flatMap((p) => p.machines.map((m) => m.name));
       assert.deepEqual(names, MACHINES, 'every machine once, in order');

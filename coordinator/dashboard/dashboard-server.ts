@@ -179,6 +179,7 @@ export class Dashboard {
   async close(): Promise<void> {
     this.stopListening?.();
     if (this.pushTimer) clearTimeout(this.pushTimer);
+    await this.views.close();
     await new Promise<void>((resolve) => {
       if (!this.io) return resolve();
       void this.io.close(() => resolve());

@@ -15,7 +15,6 @@ import { REPORT_FORMAT, type Report } from '../../analysis/report/report-types.t
 import { readSummaryFile } from '../../analysis/summary/summary-io.ts';
 import { NATIVE_ARM } from '../../shared/arms.ts';
 import { BenchfleetError } from '../../shared/errors.ts';
-import type { RunSummary } from '../../shared/protocol/events.ts';
 import type { DownloadView } from './dashboard-views.ts';
 
 /** Notes a page carries, and characters a note: beyond, a marker says what was left out (report.md has them whole). */
@@ -56,8 +55,8 @@ export function boundedNotes(notes: readonly string[]): string[] {
   return shown;
 }
 
-/** Reads a finalized run's files; null while it is not finalized (no manifest yet). */
-export async function loadFinalized(dir: string, run: RunSummary): Promise<Finalized | null> {
+/** Reads a finalized run's files (in finalized-worker.ts); null while it is not finalized (no manifest yet). */
+export async function loadFinalized(dir: string, machines: readonly string[]): Promise<Finalized | null> {
   let finishedAt: string;
   try {
     finishedAt = (await stat(join(dir, MANIFEST_FILE))).mtime.toISOString();
@@ -66,7 +65,7 @@ export async function loadFinalized(dir: string, run: RunSummary): Promise<Final
   }
   const manifest = await readManifest(dir);
   const listed = new Set(manifest.files.map((f) => f.path));
-  const machineNames = Object.keys(run.machines).sort();
+  const machineNames = [...machines].sort();
   // Each summary is dropped once read: what is kept of it is an entry per arm (report-entries.ts,
   // its facts and that arm's cells), a twentieth of it; a thousand machines' summaries held
   // together took over a GiB.
@@ -154,10 +153,9 @@ async function armFacts(bases: readonly ReportEntry[], byArm: Map<string, Report
  * and failed samples are the whole run's, so a page says what the run's report says.
  */
 export async function pageReport(finalized: Finalized, facts: ArmFacts, machines: readonly string[]): Promise<Report> {
-  const results: LoadedResult[] = [];
-  for (const machine of machines) {
-    for (const files of finalized.files.get(machine) ?? []) results.push({ files, summary: await readSummaryFile(files.summaryPath as string), origin: 'summary' });
-  }
+  const files = machines.flatMap((machine) => finalized.files.get(machine) ?? []);
+  // Read together: on a busy disk the waits overlap.
+  const results = await Promise.all(files.map(async (f): Promise<LoadedResult> => ({ files: f, summary: await readSummaryFile(f.summaryPath as string), origin: 'summary' })));
   const whole = { notes: facts.notes, footer: facts.footer, failedSamples: facts.failedSamples };
   if (results.length === 0) return { format: REPORT_FORMAT, formatVersion: 1, arm: facts.arm, policies: facts.policies, machines: [], rows: [], sources: [], ...whole };
   return { ...buildReportFromResults(results, facts.arm), ...whole };

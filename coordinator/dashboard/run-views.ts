@@ -3,15 +3,17 @@
 // tables, manifest.json for the downloads. Nothing is analyzed again: what a finalized run's
 // files say is read once and kept (finalized-runs.ts), since a finalized run does not change.
 // No view grows with the run's machines: a run list item counts them, the Run page pages them.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { verifyManifest } from '../../analysis/raw/manifest.ts';
+import { MANIFEST_FILE, verifyManifest } from '../../analysis/raw/manifest.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import type { MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
 import { MACHINES_IN_ITEM, type FleetView, type MachinePageView, type MachineProgressView, type MachineStateCounts, type ManifestStatusView, type RunListItem, type RunView } from './dashboard-views.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
-import { loadFinalized, pageReport, type Finalized } from './finalized-runs.ts';
+import { pageReport, type Finalized } from './finalized-runs.ts';
+import type { FinalizedRequest } from './finalized-worker.ts';
+import { WorkerPool } from '../../shared/worker-pool.ts';
 import { ProgressClock } from './progress-clock.ts';
 import { confinedPath } from '../network/request-path.ts';
 
@@ -40,6 +42,17 @@ export class RunViews {
   private readonly planNames = new Map<string, Promise<string | null>>();
   private readonly finalized = new Map<string, Promise<Finalized | null>>();
   private readonly manifests = new Map<string, Promise<ManifestStatusView>>();
+  /**
+   * One thread reads finished runs, one run at a time (a thousand machines' take hundreds of
+   * MiB while read), and ends when none waits.
+   */
+  private readonly reader = new WorkerPool<FinalizedRequest, Finalized | null>({
+    entry: new URL('./finalized-worker.ts', import.meta.url),
+    threads: 1,
+    idle: 'end',
+    death: 'its-jobs',
+    stopped: (code) => `the dashboard's reader of finished runs stopped (exit code ${code}) before answering`,
+  });
 
   constructor(source: DashboardSource) {
     this.source = source;
@@ -161,6 +174,11 @@ export class RunViews {
     return { agents };
   }
 
+  /** Ends the reader's thread, if a run is being read. */
+  close(): Promise<void> {
+    return this.reader.close();
+  }
+
   /**
    * Read a finalized run's summaries and verify its manifest now, so that its page is quick
    * the first time it is opened. Nothing for a run that is not finalized yet.
@@ -212,7 +230,13 @@ export class RunViews {
     if (!FINAL_RUN_STATES.has(run.state)) return Promise.resolve(null);
     let found = this.finalized.get(run.runId);
     if (!found) {
-      found = loadFinalized(this.source.runDir(run.runId), run).catch((error: unknown) => {
+      const dir = this.source.runDir(run.runId);
+      const machines = Object.keys(run.machines);
+      // No manifest yet is the common answer, and a stat is cheaper than a thread.
+      found = stat(join(dir, MANIFEST_FILE)).then(
+        () => this.reader.run({ dir, machines }),
+        () => null,
+      ).catch((error: unknown) => {
         log.warn(`run ${run.runId}: cannot read its stored summaries: ${errorMessage(error)}`);
         return null;
       });

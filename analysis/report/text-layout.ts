@@ -6,7 +6,9 @@
 /** The terminal width assumed when output is not a terminal: text read in a file or a pager. */
 export const DEFAULT_COLUMNS = 100;
 
-const length = (s: string): number => [...s].length;
+/** A string's length in code points; only a string with a surrogate pair has fewer than its UTF-16 length (and only it is spread: a 1,000-run history is 21,000 rows of cells). */
+const SURROGATE = /[\uD800-\uDFFF]/;
+const length = (s: string): number => (SURROGATE.test(s) ? [...s].length : s.length);
 
 /**
  * `text` as lines of at most `columns` characters, broken between words; lines after the first

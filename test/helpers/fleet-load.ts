@@ -94,6 +94,8 @@ export interface FleetLoadFigures {
   statusAfterReportMs: number;
   /** The coordinator's peak RSS (VmHWM: the whole process, worker threads included) until every machine had delivered. */
   ingestPeakRssMiB: number;
+  /** Its peak RSS until the report came: ingest, summaries, report.md and manifest (the run's indexing has begun by then, its reading at least). */
+  reportPeakRssMiB: number;
   /** Its peak RSS over the whole load: ingest, finalization and the run's indexing. */
   peakRssMiB: number;
   /** From the report to the run's rows in the run index (the last of finalization's work); NaN if not seen in 600 s. */
@@ -298,6 +300,10 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     const ingestMs = deliveredAt - ingestFrom;
     log(`every machine delivered after ${(ingestMs / 1000).toFixed(1)} s`);
     const reportAt = await reported;
+    // The run's rows go into the run index after the report is sent: the last of its finalization.
+    const indexed = coordinator.waitFor(new RegExp(`run ${runId}: indexed`), Math.min(left(), 600_000)).then(() => Date.now(), () => NaN);
+    const reportPid = coordinator.child.pid;
+    const reportPeakKiB = Math.max(ingestPeakKiB, reportPid === undefined ? 0 : (await processUse(reportPid).catch(() => ({ hwmKiB: 0 }))).hwmKiB);
     probing = false;
     await Promise.all(probes);
     const runDir = join(options.dir, 'coordinator', 'runs', runId);
@@ -308,8 +314,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     const last = await request<ControlToCoordinator, 'status'>(control, 300_000, 'status').catch(() => null);
     const statusAfterReportMs = last === null ? NaN : performance.now() - askedAt;
     const final = last?.ok ? last.value.runs.find((r) => r.runId === runId) : undefined;
-    // The run's rows go into the run index after the report is sent: the last of its finalization.
-    const indexedAt = await coordinator.waitFor(new RegExp(`run ${runId}: indexed`), Math.min(left(), 600_000)).then(() => Date.now(), () => NaN);
+    const indexedAt = await indexed;
     const pid = coordinator.child.pid;
     const use = pid === undefined ? { cpuS: 0, hwmKiB: 0 } : await processUse(pid);
     peakKiB = Math.max(peakKiB, use.hwmKiB);
@@ -336,6 +341,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       reportMs: reportAt - deliveredAt,
       statusAfterReportMs,
       ingestPeakRssMiB: ingestPeakKiB / 1024,
+      reportPeakRssMiB: reportPeakKiB / 1024,
       peakRssMiB: peakKiB / 1024,
       indexedMs: indexedAt - reportAt,
       cpuCores: (cpuBefore + use.cpuS) / ((Date.now() - started) / 1000),
@@ -378,7 +384,7 @@ export function describeFigures(f: FleetLoadFigures): string[] {
     `progress lag: max ${(f.progressLagMs / 1000).toFixed(2)} s`,
     `last record -> report: ${(f.reportMs / 1000).toFixed(2)} s; the first status after it answered in ${Number.isNaN(f.statusAfterReportMs) ? 'no time (none within 300 s)' : `${f.statusAfterReportMs.toFixed(0)} ms`}`,
     `report -> run indexed: ${Number.isNaN(f.indexedMs) ? 'not seen in 600 s' : `${(f.indexedMs / 1000).toFixed(2)} s`}`,
-    `coordinator: peak RSS ${f.peakRssMiB.toFixed(0)} MiB through finalization and indexing (${f.ingestPeakRssMiB.toFixed(0)} MiB until every machine delivered; VmHWM, worker threads included), CPU ${(f.cpuCores * 100).toFixed(0)}% of one core`,
+    `coordinator: peak RSS ${f.peakRssMiB.toFixed(0)} MiB through finalization and indexing (${f.ingestPeakRssMiB.toFixed(0)} MiB until every machine delivered, ${f.reportPeakRssMiB.toFixed(0)} MiB until the report; VmHWM, worker threads included), CPU ${(f.cpuCores * 100).toFixed(0)}% of one core`,
     `load generator's own event-loop delay during ingest (in every latency above): p50 ${f.generatorDelayMs.p50.toFixed(0)} ms, p99 ${f.generatorDelayMs.p99.toFixed(0)} ms, max ${f.generatorDelayMs.max.toFixed(0)} ms`,
   ];
 }

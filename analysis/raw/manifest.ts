@@ -74,9 +74,10 @@ async function artifactPaths(dir: string, prefix = ''): Promise<string[]> {
   return paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+const described = (bytes: Buffer): { bytes: number; sha256: string } => ({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+
 async function describe(dir: string, path: string): Promise<{ bytes: number; sha256: string }> {
-  const bytes = await readFile(join(dir, ...path.split('/')));
-  return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return described(await readFile(join(dir, ...path.split('/'))));
 }
 
 export async function createManifest(dir: string): Promise<Manifest> {
@@ -122,6 +123,16 @@ export async function readManifest(dir: string): Promise<Manifest> {
 
 /** Checks every file of the folder against its manifest: missing, changed and unlisted files. */
 export async function verifyManifest(dir: string): Promise<ManifestVerdict> {
+  return (await verifyManifestKeeping(dir, () => false)).verdict;
+}
+
+/**
+ * verifyManifest, also handing back the bytes of the listed files that `keep` names, as they
+ * were checked: the run index parses a folder's summaries from the bytes it hashed instead of
+ * reading them twice.
+ */
+export async function verifyManifestKeeping(dir: string, keep: (path: string) => boolean): Promise<{ verdict: ManifestVerdict; kept: Map<string, Buffer> }> {
+  const kept = new Map<string, Buffer>();
   const manifest = await readManifest(dir);
   const present = new Set(await artifactPaths(dir));
   const differences: ManifestDifference[] = [];
@@ -132,10 +143,12 @@ export async function verifyManifest(dir: string): Promise<ManifestVerdict> {
       continue;
     }
     present.delete(entry.path);
-    const actual = await describe(dir, entry.path);
+    const content = await readFile(join(dir, ...entry.path.split('/')));
+    const actual = described(content);
     if (actual.bytes !== expected.bytes || actual.sha256 !== expected.sha256) differences.push({ path: entry.path, problem: 'changed', expected, actual });
+    else if (keep(entry.path)) kept.set(entry.path, content);
   }
   for (const path of present) differences.push({ path, problem: 'unlisted', expected: null, actual: await describe(dir, path) });
   differences.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { ok: differences.length === 0, checked: manifest.files.length, differences };
+  return { verdict: { ok: differences.length === 0, checked: manifest.files.length, differences }, kept };
 }

@@ -32,6 +32,11 @@ export async function readSummaryFile(path: string): Promise<Summary> {
     if (code === 'ENOENT') throw new BenchfleetError('FILE_NOT_FOUND', `no such summary: ${path}`);
     throw new BenchfleetError('FILE_UNREADABLE', `cannot read ${path}: ${code ?? String(error)}`);
   }
+  return parseSummary(text, path);
+}
+
+/** A summary from the text of the file at `path` (named in errors), checked as readSummaryFile checks it. */
+export function parseSummary(text: string, path: string): Summary {
   let value: unknown;
   try {
     value = JSON.parse(text);

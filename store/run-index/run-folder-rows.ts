@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MANIFEST_FILE, verifyManifest } from '../../analysis/raw/manifest.ts';
-import { readSummaryFile } from '../../analysis/summary/summary-io.ts';
+import { MANIFEST_FILE, verifyManifestKeeping } from '../../analysis/raw/manifest.ts';
+import { parseSummary, readSummaryFile } from '../../analysis/summary/summary-io.ts';
 import type { Summary } from '../../analysis/summary/summary-types.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import type { EnvironmentRecord } from '../../shared/records.ts';
@@ -88,9 +88,13 @@ export async function readFolderRows(dir: string, runId: string, verify: boolean
   } catch {
     return { ok: false, reason: `no ${MANIFEST_FILE} yet (not finalized)`, warn: false };
   }
+  // The summaries' bytes as the manifest check read them, parsed from there rather than read again.
+  let kept = new Map<string, Buffer>();
   if (verify) {
     try {
-      const verdict = await verifyManifest(dir);
+      const checked = await verifyManifestKeeping(dir, (path) => path.endsWith('.summary.json'));
+      const verdict = checked.verdict;
+      kept = checked.kept;
       if (!verdict.ok) {
         const shown = verdict.differences.slice(0, 3).map((d) => `${d.problem}: ${d.path}`);
         const more = verdict.differences.length > 3 ? ` and ${verdict.differences.length - 3} more` : '';
@@ -116,7 +120,8 @@ export async function readFolderRows(dir: string, runId: string, verify: boolean
     for (const file of files) {
       let summary: Summary;
       try {
-        summary = await readSummaryFile(join(dir, machine, file));
+        const bytes = kept.get(`${machine}/${file}`);
+        summary = bytes === undefined ? await readSummaryFile(join(dir, machine, file)) : parseSummary(bytes.toString('utf8'), join(dir, machine, file));
       } catch (error) {
         return { ok: false, reason: errorMessage(error), warn: true };
       }

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The benchfleet executable. The project is TypeScript run from source: Node 22.18+ strips
-// types itself; older Node (20) loads tsx's hooks first. Worker threads and child processes
-// get the same treatment through shared/ts-runtime.ts.
+// types itself; older Node (20) registers the project's own hooks first (bin/ts-register.mjs:
+// esbuild's JavaScript of each module, kept on disk by content). Child processes get the same
+// through shared/ts-runtime.ts, worker threads a bundle (shared/worker-script.ts).
 
 // A harness started over IPC (by the agent) must leave with its parent from its first instant:
-// loading tsx and the modules takes seconds under load, and a parent killed meanwhile closes the
+// loading the hooks and the modules takes seconds under load, and a parent killed meanwhile closes the
 // channel before the harness's own watch (agent/harness/parent-link.ts exitWithParent) exists;
 // the harness then ran the whole plan for nobody and held the machine's timing lock. So this
 // watch comes before any import. exitWithParent takes it over (removes it through the symbol),
@@ -21,10 +22,8 @@ if (process.argv[2] === 'harness' && typeof process.send === 'function') {
   globalThis[EARLY_PARENT_WATCH] = parentGone;
 }
 
-if (!process.features.typescript) {
-  const { register } = await import('tsx/esm/api');
-  register();
-}
+// It does nothing where Node strips types itself or a --import already registered the hooks.
+await import('./ts-register.mjs');
 const { main } = await import('../cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));
 const earlyWatch = globalThis[EARLY_PARENT_WATCH];

@@ -19,7 +19,8 @@ const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
-const hook = process.features.typescript ? [] : ['--import', 'tsx'];
+// The program's own TypeScript hooks (bin/ts-register.mjs) where Node does not strip types itself.
+const hook = process.features.typescript ? [] : ['--import', new URL('../bin/ts-register.mjs', import.meta.url).href];
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);

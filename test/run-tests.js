@@ -24,10 +24,11 @@
 // the run ends with a line per tier and check: passed or failed, and its time.
 //
 // The test files' own processes load TypeScript with test/helpers/ts-loader.mjs (named in
-// NODE_OPTIONS) from a folder of JavaScript the run makes once when it starts, instead of with
-// tsx: that saves about 0.3 s of CPU per file. Everything they start (the benchfleet command,
-// harnesses, workers) loads TypeScript as it does outside the tests. Node that strips types
-// itself needs neither.
+// NODE_OPTIONS), the program's own loader (bin/ts-hooks.mjs), not tsx. The run first transforms
+// every module once into its cache (node_modules/.cache/benchfleet/ts/, by content), so the
+// test files and everything they start (the benchfleet command, harnesses, fixtures, which load
+// TypeScript as they do outside the tests) read the JavaScript from there. Node that strips
+// types itself needs neither.
 //
 // Every file a test makes must go: the run gives each tier's tests (and their children) a
 // temporary folder of their own as TMPDIR, under the usual one, checks when the tier ends that
@@ -38,7 +39,7 @@
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -118,8 +119,12 @@ const runTmp = mkdtempSync(join(usualTmp, 'benchfleet-test-run-'));
 // Open to every user, sticky, as /tmp is: some tests run a child as another user (nobody).
 chmodSync(runTmp, 0o1777);
 
-/** Caches the program keeps in os.tmpdir() on purpose, named by content: tsx's compile cache (tsx-UID) and the bundled worker scripts (benchfleet-workers, shared/worker-script.ts). */
-const SHARED_CACHES = [`tsx-${userInfo().uid}`, 'benchfleet-workers'];
+/**
+ * Caches the program keeps in os.tmpdir() on purpose, named by content: the bundled worker
+ * scripts (benchfleet-workers, shared/worker-script.ts), where node_modules/.cache cannot be
+ * written.
+ */
+const SHARED_CACHES = ['benchfleet-workers'];
 /**
  * A tier's TMPDIR: a folder of the run's, open as /tmp is, whose links to the usual caches let
  * a run start warm and leave them where they always are. Returns it and the names in it that are
@@ -148,8 +153,6 @@ function keptNetnsLogs(dir, name) {
   console.error(`netns logs kept in ${join(usualTmp, name)}`);
   return true;
 }
-/** tsx's cache of a child run as another user (tsx-65534 for nobody): a cache, not a test's file. */
-const otherUsersTsxCache = (name) => /^tsx-[0-9]+$/.test(name);
 
 /** Children now running; Ctrl-C or a SIGTERM stops them, and the run still removes its folder. */
 const running = new Set();
@@ -181,18 +184,16 @@ function run(command, commandArgs, env, collect) {
   });
 }
 
-/** The environment of the test files' processes: TypeScript through test/helpers/ts-loader.mjs and the run's compiled JavaScript. */
+/** The environment of the test files' processes: TypeScript through test/helpers/ts-loader.mjs, every module transformed once up front. */
 async function testEnv() {
   if (process.features.typescript) return {};
   const loader = new URL('helpers/ts-loader.mjs', import.meta.url);
-  const { precompile, CACHE_ENV } = await import(loader.href);
-  const cache = join(runTmp, 'ts-cache');
-  // A whole tier or more compiles every module once up front (the test files start side by
-  // side and would each compile the same ones); a few named files compile what they load.
-  if (named.length === 0) await precompile(cache);
-  else mkdirSync(cache);
+  const { precompile } = await import(new URL('../bin/ts-hooks.mjs', import.meta.url).href);
+  // The test files start side by side and would each transform the same modules; after an
+  // edit this transforms only the files that changed.
+  await precompile();
   const nodeOptions = [process.env.NODE_OPTIONS, `--import=${loader.href}`].filter(Boolean).join(' ');
-  return { [CACHE_ENV]: cache, NODE_OPTIONS: nodeOptions };
+  return { NODE_OPTIONS: nodeOptions };
 }
 
 /** Run one tier's files with node --test in a TMPDIR of its own; fails it if that folder is not left empty. */
@@ -202,7 +203,7 @@ async function runTier(t, baseEnv, collect) {
   const atOnce = concurrencyGiven ? null : (concurrencyEnv ?? String(CONCURRENCY[t]));
   const env = { ...baseEnv, TMPDIR: dir, TMP: dir, TEMP: dir };
   const result = await run(process.execPath, ['--test', '--test-reporter=spec', ...(atOnce ? [`--test-concurrency=${atOnce}`] : []), ...passed, ...tierFiles], env, collect);
-  const left = readdirSync(dir).filter((name) => !ours.has(name) && !otherUsersTsxCache(name) && !keptNetnsLogs(dir, name));
+  const left = readdirSync(dir).filter((name) => !ours.has(name) && !keptNetnsLogs(dir, name));
   const leftovers = left.length === 0 ? '' : `\nthe ${t} tier left ${left.length} file(s) or folder(s) in its temporary folder ${dir}; each test must remove what it makes (test/helpers/temp-dir.ts):\n${left.sort().map((name) => `  ${name}`).join('\n')}\n`;
   rmSync(dir, { recursive: true, force: true });
   const what = `${tierFiles.length} file(s)${atOnce ? `, ${atOnce} at a time` : ''}`;

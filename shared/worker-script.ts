@@ -1,12 +1,17 @@
 // The file a worker thread (TaskPool or Piscina) starts from. Where Node strips TypeScript
-// itself (22.18+) that is the .ts entry. On older Node the tsx hooks do not reach worker
-// threads, and loading tsx in every worker would cost ~0.5 s of CPU and ~26 MiB each (measured
-// on Node 20), so the entry is bundled once per process with esbuild (which tsx already brings)
-// into a plain .mjs file in the temporary folder. Worker code therefore never locates files
-// through import.meta.url: whatever it needs comes in its messages.
-import { mkdirSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+// itself (22.18+) that is the .ts entry. On older Node the project's module hooks do not reach
+// worker threads, and registering them in every worker would cost a hooks thread each, so the
+// entry is bundled with esbuild into a plain .mjs file. Bundling costs about 0.1 s of CPU (an
+// esbuild process), which every process that starts a pool paid again, so the bundle is kept
+// on disk (node_modules/.cache/benchfleet/workers/ or BENCHFLEET_CACHE_DIR/workers/, as
+// bin/ts-hooks.mjs keeps its modules, else the temporary folder) with a list of
+// the files it was made from and their hashes: a later process that finds every file as it was
+// uses the bundle, and bundles again only when one has changed. Worker code therefore never
+// locates files through import.meta.url: whatever it needs comes in its messages.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { childExecArgv, typeScriptExecArgv } from './ts-runtime.ts';
@@ -42,31 +47,98 @@ export function workerExecArgv(args: readonly string[]): string[] {
   return out;
 }
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Where bundles are kept, in order of preference: the first that can be written is used. */
+const BUNDLE_DIRS = (): string[] => [join(process.env['BENCHFLEET_CACHE_DIR'] || join(ROOT, 'node_modules', '.cache', 'benchfleet'), 'workers'), join(tmpdir(), 'benchfleet-workers')];
+
+/** What a kept bundle was made from: each input file's hash, by absolute path. */
+interface BundleRecord {
+  bundle: string;
+  inputs: Record<string, string>;
+}
+
+const sha1 = (text: string | Buffer): string => createHash('sha1').update(text).digest('hex');
+
+/** esbuild's version and the Node major the bundle targets: a bundle made under others is not used. */
+function bundleSalt(target: string): string {
+  const esbuildPackage = readFileSync(createRequire(import.meta.url).resolve('esbuild/package.json'), 'utf8');
+  return sha1(`${esbuildPackage}\0${target}`);
+}
+
+function readOrNull(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** The bundle of `path` kept in `dir` if every file it was made from is unchanged. */
+function keptBundle(dir: string, recordName: string): string | null {
+  const text = readOrNull(join(dir, recordName));
+  if (text === null) return null;
+  let record: BundleRecord;
+  try {
+    record = JSON.parse(text.toString('utf8')) as BundleRecord;
+  } catch {
+    return null;
+  }
+  for (const [input, hash] of Object.entries(record.inputs)) {
+    const bytes = readOrNull(input);
+    if (bytes === null || sha1(bytes) !== hash) return null;
+  }
+  const bundle = join(dir, record.bundle);
+  return readOrNull(bundle) === null ? null : bundle;
+}
+
+/** Write `text` as `name` in `dir`, whole or not at all (another process may read it meanwhile). */
+function writeWhole(dir: string, name: string, text: string): void {
+  mkdirSync(dir, { recursive: true });
+  const partial = join(dir, `${name}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  writeFileSync(partial, text);
+  renameSync(partial, join(dir, name));
+}
+
+async function bundle(path: string, target: string, recordName: string): Promise<string> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [path],
+    absWorkingDir: ROOT,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target,
+    write: false,
+    metafile: true,
+    banner: { js: `// Bundled from ${basename(path)} by benchfleet's worker-script.ts; do not edit.` },
+  });
+  const text = result.outputFiles[0]?.text ?? '';
+  const inputs: Record<string, string> = {};
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const file = resolve(ROOT, input);
+    inputs[file] = sha1(readFileSync(file));
+  }
+  const name = `${basename(path, '.ts')}-${sha1(text).slice(0, 16)}.mjs`;
+  for (const dir of BUNDLE_DIRS()) {
+    try {
+      writeWhole(dir, name, text);
+      writeWhole(dir, recordName, JSON.stringify({ bundle: name, inputs } satisfies BundleRecord));
+      return join(dir, name);
+    } catch {
+      // Not writable (another user's tree, a read-only one): the next folder.
+    }
+  }
+  throw new Error(`cannot write the worker bundle of ${path} in ${BUNDLE_DIRS().join(' or ')}`);
+}
+
 export async function workerScript(entry: URL): Promise<WorkerScript> {
   const path = fileURLToPath(entry);
   if (nativeTypeScript) return { filename: path, execArgv: workerExecArgv(childExecArgv()) };
   const cached = bundles.get(path);
   if (cached) return cached;
-  const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [path],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: `node${process.versions.node.split('.')[0] ?? '20'}`,
-    write: false,
-    banner: { js: `// Bundled from ${basename(path)} by benchfleet's worker-script.ts; do not edit.` },
-  });
-  const text = result.outputFiles[0]?.text ?? '';
-  const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
-  const dir = join(tmpdir(), 'benchfleet-workers');
-  const filename = join(dir, `${basename(path, '.ts')}-${digest}.mjs`);
-  if (!existsSync(filename)) {
-    mkdirSync(dir, { recursive: true });
-    const partial = `${filename}.${process.pid}.tmp`;
-    writeFileSync(partial, text);
-    renameSync(partial, filename);
-  }
+  const target = `node${process.versions.node.split('.')[0] ?? '20'}`;
+  const recordName = `${basename(path, '.ts')}-${sha1(`${path}\0${bundleSalt(target)}`).slice(0, 16)}.json`;
+  const filename = BUNDLE_DIRS().reduce<string | null>((found, dir) => found ?? keptBundle(dir, recordName), null) ?? (await bundle(path, target, recordName));
   // childExecArgv() puts the TypeScript hook first; the bundle needs everything but that.
   const script = { filename, execArgv: workerExecArgv(childExecArgv().slice(typeScriptExecArgv().length)) };
   bundles.set(path, script);

@@ -289,16 +289,26 @@ export class FamilyDetections {
     for (const key of planKeysOf(run)) {
       const runs = planRunRows(this.db, key);
       const at = runs.findIndex((r) => r.run_id === run.runId);
-      // A plan's first run starts its families from the run's blocks in hand: recompute would read
-      // every cell just written back out of the index as objects (a 1,000-machine run's 969,000).
-      const l = at === runs.length - 1 ? (this.load(key) ?? (at === 0 ? { fingerprint: '', count: 0, last: null, families: new Map(), keys: new Set([key]) } : null)) : null;
-      if (l === null || l.fingerprint !== fingerprintOf(runs.slice(0, at))) {
+      const before = fingerprintOf(runs.slice(0, at));
+      const kept = this.db.prepare<[string], { fingerprint: string }>('SELECT fingerprint FROM plan_families WHERE plan_key = ?').get(key);
+      // The newest run of a plan whose kept state is that of the runs before it (none, for its
+      // first run) takes it; else the plan is recomputed from the index.
+      if (at !== runs.length - 1 || (kept === undefined ? at !== 0 : kept.fingerprint !== before)) {
         this.recompute(key, runs);
         continue;
       }
-      l.count = at;
-      this.take(l, run, byMachine);
-      this.write(key, l);
+      // One machine at a time, each family read, advanced and written before the next: a run of
+      // a thousand machines never has them all in memory (nor reads its cells back, as recompute would).
+      const stateOf = this.db.prepare<[string, string], { state: string }>('SELECT state FROM family_detections WHERE plan_key = ? AND machine = ?');
+      const put = this.db.prepare('INSERT OR REPLACE INTO family_detections (plan_key, machine, changes, state) VALUES (?, ?, ?, ?)');
+      for (const [machine, list] of byMachine) {
+        const stored = stateOf.get(key, machine);
+        const family = stored === undefined ? MachineFamily.fresh() : MachineFamily.resume(stored.state);
+        family.add(at, list);
+        if ((at + 1) % COMPACT_EVERY === 0) family.compact();
+        put.run(key, machine, family.changes(), family.state());
+      }
+      this.db.prepare('INSERT OR REPLACE INTO plan_families (plan_key, fingerprint) VALUES (?, ?)').run(key, chainFingerprint(before, { run_id: run.runId, manifest_sha256: run.manifestSha256 }));
     }
   }
 
@@ -350,15 +360,6 @@ export class FamilyDetections {
     }
     l.count++;
     l.fingerprint = chainFingerprint(l.fingerprint, { run_id: run.runId, manifest_sha256: run.manifestSha256 });
-  }
-
-  /** The plan key's stored families, or null when it has none (a plan with runs before this feature, or none yet). */
-  private load(key: string): Live | null {
-    const plan = this.db.prepare<[string], { fingerprint: string }>('SELECT fingerprint FROM plan_families WHERE plan_key = ?').get(key);
-    if (plan === undefined) return null;
-    const families = new Map<string, MachineFamily>();
-    for (const r of this.db.prepare<[string], { machine: string; state: string }>('SELECT machine, state FROM family_detections WHERE plan_key = ?').all(key)) families.set(r.machine, MachineFamily.resume(r.state));
-    return { fingerprint: plan.fingerprint, count: 0, last: null, families, keys: new Set([key]) };
   }
 
   private write(key: string, l: Live): void {

@@ -1,8 +1,9 @@
 // What the dashboard keeps of a finalized run, read once from its files (a finalized run does
-// not change), one summary at a time: per arm the whole run's notes, footer and figures across
-// machines, each machine's summary files and downloads. Not the study table itself: at a thousand machines
-// that is hundreds of MB, so a page of machines reads its own summaries when first shown
-// (pageReport) and the dashboard keeps the answer (answer-cache.ts).
+// not change), one summary at a time, in a worker thread (finalized-worker.ts): per arm the
+// whole run's notes, footer and figures across machines, each machine's summary files and
+// downloads. Not the study table itself: at a thousand machines that is hundreds of MB, so a
+// page of machines reads its own summaries when first shown (pageReport, in page-worker.ts) and
+// the dashboard keeps the answer (answer-cache.ts).
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acrossMachines, type AcrossMachines } from '../../analysis/report/across-machines.ts';
@@ -149,11 +150,10 @@ async function armFacts(bases: readonly ReportEntry[], byArm: Map<string, Report
 }
 
 /**
- * The arm's study table for `machines` only, from their summaries on disk; the notes, footer
- * and failed samples are the whole run's, so a page says what the run's report says.
+ * The arm's study table of the machines whose summaries are `files` (in page-worker.ts); the
+ * notes, footer and failed samples are the whole run's, so a page says what the run's report says.
  */
-export async function pageReport(finalized: Finalized, facts: ArmFacts, machines: readonly string[]): Promise<Report> {
-  const files = machines.flatMap((machine) => finalized.files.get(machine) ?? []);
+export async function pageReport(files: readonly ResultFiles[], facts: ArmFacts): Promise<Report> {
   // Read together: on a busy disk the waits overlap.
   const results = await Promise.all(files.map(async (f): Promise<LoadedResult> => ({ files: f, summary: await readSummaryFile(f.summaryPath as string), origin: 'summary' })));
   const whole = { notes: facts.notes, footer: facts.footer, failedSamples: facts.failedSamples };

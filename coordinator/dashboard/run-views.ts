@@ -11,8 +11,10 @@ import { createLogger } from '../../shared/log.ts';
 import type { MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
 import { MACHINES_IN_ITEM, type FleetView, type MachinePageView, type MachineProgressView, type MachineStateCounts, type ManifestStatusView, type RunListItem, type RunView } from './dashboard-views.ts';
 import { FINAL_RUN_STATES, type DashboardSource } from './dashboard-source.ts';
-import { pageReport, type Finalized } from './finalized-runs.ts';
+import type { Finalized } from './finalized-runs.ts';
 import type { FinalizedRequest } from './finalized-worker.ts';
+import type { PageRequest as PageJob } from './page-worker.ts';
+import type { Report } from '../../analysis/report/report-types.ts';
 import { WorkerPool } from '../../shared/worker-pool.ts';
 import { ProgressClock } from './progress-clock.ts';
 import { confinedPath } from '../network/request-path.ts';
@@ -52,6 +54,14 @@ export class RunViews {
     idle: 'end',
     death: 'its-jobs',
     stopped: (code) => `the dashboard's reader of finished runs stopped (exit code ${code}) before answering`,
+  });
+  /** One thread builds pages of finished runs' tables, apart from the reader so that a page never waits for a run's reading. */
+  private readonly pager = new WorkerPool<PageJob, Report>({
+    entry: new URL('./page-worker.ts', import.meta.url),
+    threads: 1,
+    idle: 'end',
+    death: 'its-jobs',
+    stopped: (code) => `the dashboard's page builder stopped (exit code ${code}) before answering`,
   });
 
   constructor(source: DashboardSource) {
@@ -147,7 +157,7 @@ export class RunViews {
       total: all.length,
       machines: shown.map(([name, m]) => this.progress(run.runId, name, m)),
       arm: facts?.arm ?? null,
-      report: finalized === null || facts === null ? null : await pageReport(finalized, facts, names),
+      report: finalized === null || facts === null ? null : await this.pager.run({ files: names.flatMap((name) => finalized.files.get(name) ?? []), facts }),
       acrossMachines: facts?.acrossMachines ?? null,
       downloads: names.flatMap((name) => finalized?.machineDownloads.get(name) ?? []),
     };
@@ -174,9 +184,9 @@ export class RunViews {
     return { agents };
   }
 
-  /** Ends the reader's thread, if a run is being read. */
-  close(): Promise<void> {
-    return this.reader.close();
+  /** Ends the reader's and the page builder's threads, if they work. */
+  async close(): Promise<void> {
+    await Promise.all([this.reader.close(), this.pager.close()]);
   }
 
   /**

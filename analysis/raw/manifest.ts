@@ -123,16 +123,16 @@ export async function readManifest(dir: string): Promise<Manifest> {
 
 /** Checks every file of the folder against its manifest: missing, changed and unlisted files. */
 export async function verifyManifest(dir: string): Promise<ManifestVerdict> {
-  return (await verifyManifestKeeping(dir, () => false)).verdict;
+  return verifyManifestEach(dir, () => undefined);
 }
 
 /**
- * verifyManifest, also handing back the bytes of the listed files that `keep` names, as they
- * were checked: the run index parses a folder's summaries from the bytes it hashed instead of
- * reading them twice.
+ * verifyManifest, also handing each listed file that matches to `each` with its bytes as they
+ * were checked, one at a time: the run index parses a folder's summaries from the bytes it hashed
+ * instead of reading them twice, and keeps only what it takes of each (a 1,000-machine run's
+ * 3,000 summaries are 500 MiB of bytes).
  */
-export async function verifyManifestKeeping(dir: string, keep: (path: string) => boolean): Promise<{ verdict: ManifestVerdict; kept: Map<string, Buffer> }> {
-  const kept = new Map<string, Buffer>();
+export async function verifyManifestEach(dir: string, each: (path: string, content: Buffer) => void): Promise<ManifestVerdict> {
   const manifest = await readManifest(dir);
   const present = new Set(await artifactPaths(dir));
   const differences: ManifestDifference[] = [];
@@ -146,9 +146,9 @@ export async function verifyManifestKeeping(dir: string, keep: (path: string) =>
     const content = await readFile(join(dir, ...entry.path.split('/')));
     const actual = described(content);
     if (actual.bytes !== expected.bytes || actual.sha256 !== expected.sha256) differences.push({ path: entry.path, problem: 'changed', expected, actual });
-    else if (keep(entry.path)) kept.set(entry.path, content);
+    else each(entry.path, content);
   }
   for (const path of present) differences.push({ path, problem: 'unlisted', expected: null, actual: await describe(dir, path) });
   differences.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { verdict: { ok: differences.length === 0, checked: manifest.files.length, differences }, kept };
+  return { ok: differences.length === 0, checked: manifest.files.length, differences };
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MANIFEST_FILE, verifyManifestKeeping } from '../../analysis/raw/manifest.ts';
+import { MANIFEST_FILE, verifyManifestEach } from '../../analysis/raw/manifest.ts';
 import { parseSummary, readSummaryFile } from '../../analysis/summary/summary-io.ts';
 import type { Summary } from '../../analysis/summary/summary-types.ts';
 import { errorMessage } from '../../shared/errors.ts';
@@ -67,6 +67,14 @@ function cellBlock(machine: string, summary: Summary): CellBlock | null {
   return { machine, policy, kernels: rows.map((r) => r.kernel), arms: rows.map((r) => r.arm), figures };
 }
 
+/** What the index takes of one summary. */
+interface Taken {
+  environment: EnvironmentRecord | null;
+  block: CellBlock | null;
+}
+
+const takeSummary = (machine: string, summary: Summary): Taken => ({ environment: summary.environment, block: cellBlock(machine, summary) });
+
 /**
  * The rows of the finalized run in `dir`. With `verify`, every file is checked against the
  * manifest first and a folder that does not match is left out (with `warn`: someone changed or
@@ -88,13 +96,21 @@ export async function readFolderRows(dir: string, runId: string, verify: boolean
   } catch {
     return { ok: false, reason: `no ${MANIFEST_FILE} yet (not finalized)`, warn: false };
   }
-  // The summaries' bytes as the manifest check read them, parsed from there rather than read again.
-  let kept = new Map<string, Buffer>();
+  // Each summary taken as the manifest check reads it, from the bytes it hashed rather than read
+  // again, one at a time: what the index takes of it (its environment and cell block) is kept,
+  // not its bytes. A summary that does not parse fails the folder only if its machine completed.
+  const taken = new Map<string, Taken | { error: unknown }>();
   if (verify) {
     try {
-      const checked = await verifyManifestKeeping(dir, (path) => path.endsWith('.summary.json'));
-      const verdict = checked.verdict;
-      kept = checked.kept;
+      const verdict = await verifyManifestEach(dir, (path, bytes) => {
+        if (!path.endsWith('.summary.json')) return;
+        const machine = path.slice(0, path.indexOf('/'));
+        try {
+          taken.set(path, takeSummary(machine, parseSummary(bytes.toString('utf8'), join(dir, ...path.split('/')))));
+        } catch (error) {
+          taken.set(path, { error });
+        }
+      });
       if (!verdict.ok) {
         const shown = verdict.differences.slice(0, 3).map((d) => `${d.problem}: ${d.path}`);
         const more = verdict.differences.length > 3 ? ` and ${verdict.differences.length - 3} more` : '';
@@ -118,17 +134,17 @@ export async function readFolderRows(dir: string, runId: string, verify: boolean
     const files = (await readdir(join(dir, machine)).catch(() => [] as string[])).filter((f) => f.endsWith('.summary.json')).sort();
     let first: EnvironmentRecord | null = null;
     for (const file of files) {
-      let summary: Summary;
+      let t: Taken;
       try {
-        const bytes = kept.get(`${machine}/${file}`);
-        summary = bytes === undefined ? await readSummaryFile(join(dir, machine, file)) : parseSummary(bytes.toString('utf8'), join(dir, machine, file));
+        const found = taken.get(`${machine}/${file}`);
+        if (found !== undefined && 'error' in found) throw found.error;
+        t = found ?? takeSummary(machine, await readSummaryFile(join(dir, machine, file)));
       } catch (error) {
         return { ok: false, reason: errorMessage(error), warn: true };
       }
-      const env = summary.environment;
+      const env = t.environment;
       if (env !== null && (first === null || env.startedAt < first.startedAt)) first = env;
-      const block = cellBlock(machine, summary);
-      if (block !== null) blocks.push(block);
+      if (t.block !== null) blocks.push(t.block);
     }
     if (first !== null) machines.push(machineRow(machine, first));
   }

@@ -301,21 +301,23 @@ export class RunIndex {
    */
   async rebuild(onRun?: (runId: string) => void): Promise<RebuildResult> {
     const result: RebuildResult = { indexed: 0, skipped: [] };
-    const runIds = await this.runIds();
-    // Folders are read ahead of the one being written: on worker threads when there are enough
-    // of them to pay for starting the threads, else on libuv's threads (the files) and this one.
-    const pool = runIds.length >= POOL_FROM_RUNS ? folderReaders() : null;
-    const read = (runId: string): Promise<FolderRows> => {
-      const dir = join(this.dataDir, 'runs', runId);
-      const rows = pool === null ? readFolderRows(dir, runId, true) : pool.run({ dir, runId, verify: true });
-      // A failure is seen when it is awaited (never unhandled before).
-      rows.catch(() => undefined);
-      return rows;
-    };
-    const ahead = pool === null ? READ_AHEAD : READ_AHEAD_PER_THREAD * READING_THREADS;
+    let pool: WorkerPool<FolderJob, FolderRows> | null = null;
     this.db.exec('BEGIN IMMEDIATE');
     this.forgetSeries();
     try {
+      // Listed once the write lock is held: a run another process indexed before it has its folder listed.
+      const runIds = await this.runIds();
+      // Folders are read ahead of the one being written: on worker threads when there are enough
+      // of them to pay for starting the threads, else on libuv's threads (the files) and this one.
+      const readers = (pool = runIds.length >= POOL_FROM_RUNS ? folderReaders() : null);
+      const read = (runId: string): Promise<FolderRows> => {
+        const dir = join(this.dataDir, 'runs', runId);
+        const rows = readers === null ? readFolderRows(dir, runId, true) : readers.run({ dir, runId, verify: true });
+        // A failure is seen when it is awaited (never unhandled before).
+        rows.catch(() => undefined);
+        return rows;
+      };
+      const ahead = readers === null ? READ_AHEAD : READ_AHEAD_PER_THREAD * READING_THREADS;
       // Dropping the tables frees their pages at once, where DELETE would visit millions of rows;
       // readers keep seeing the old index until COMMIT.
       this.db.exec('DROP TABLE cells; DROP TABLE series; DROP TABLE run_machines; DROP TABLE runs; DROP TABLE plan_families; DROP TABLE family_detections;');

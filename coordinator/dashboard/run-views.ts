@@ -55,11 +55,15 @@ export class RunViews {
     death: 'its-jobs',
     stopped: (code) => `the dashboard's reader of finished runs stopped (exit code ${code}) before answering`,
   });
-  /** One thread builds pages of finished runs' tables, apart from the reader so that a page never waits for a run's reading. */
+  /**
+   * One thread builds pages of finished runs' tables, apart from the reader so that a page never
+   * waits for a run's reading. It stays once started (until close): someone paging through a
+   * run asks every few seconds, and a new thread costs about 100 ms of CPU before it answers.
+   */
   private readonly pager = new WorkerPool<PageJob, Report>({
     entry: new URL('./page-worker.ts', import.meta.url),
     threads: 1,
-    idle: 'end',
+    idle: 'keep',
     death: 'its-jobs',
     stopped: (code) => `the dashboard's page builder stopped (exit code ${code}) before answering`,
   });

@@ -96,7 +96,7 @@ export interface FleetLoadFigures {
   ingestPeakRssMiB: number;
   /** Its peak RSS until the report came: ingest, summaries, report.md and manifest (the run's indexing has begun by then, its reading at least). */
   reportPeakRssMiB: number;
-  /** Its peak RSS over the whole load: ingest, finalization and the run's indexing. */
+  /** Its peak RSS over the whole load: ingest, finalization, the run's indexing and what follows until the stored files are checked. */
   peakRssMiB: number;
   /** From the report to the run's rows in the run index (the last of finalization's work); NaN if not seen in 600 s. */
   indexedMs: number;
@@ -319,6 +319,8 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     const use = pid === undefined ? { cpuS: 0, hwmKiB: 0 } : await processUse(pid);
     peakKiB = Math.max(peakKiB, use.hwmKiB);
     const check = await fleet.checkStored(runDir, runId);
+    // What the coordinator did after the index (its views of the final run) counts too.
+    peakKiB = Math.max(peakKiB, pid === undefined ? 0 : (await processUse(pid).catch(() => ({ hwmKiB: 0 }))).hwmKiB);
     return {
       machines: options.machines,
       plannedPerMachine: samples,

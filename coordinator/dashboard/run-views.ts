@@ -201,6 +201,9 @@ export class RunViews {
     const run = this.source.run(runId);
     if (run === null || (await this.finalizedOf(run)) === null) return;
     await this.manifestStatus(runId);
+    // A finished run to show: the page builder's thread is started now rather than by the first page.
+    await this.pager.prepare();
+    this.pager.start();
   }
 
   /** A download's absolute path, only for files the run's manifest lists (and the manifest itself). */

@@ -47,12 +47,14 @@ try {
   }
   const switches: number[] = [];
   for (const arm of ['workers-8-batched', 'taskpool-1-unbatched', 'taskpool-8-batched']) {
-    const t = await page.evaluate<number>(`(() => {
+    // The arm's figures come from the server (a page of machines at a time): until its table is drawn.
+    const t = await page.evaluate<number>(`(async () => {
       const select = document.querySelector('#arm');
       const option = [...select.options].find((o) => o.textContent === ${JSON.stringify(arm)});
       const start = performance.now();
       select.value = option.value;
       select.dispatchEvent(new Event('change'));
+      while (document.querySelector('table.study')?.getAttribute('data-arm') !== ${JSON.stringify(arm)}) await new Promise((r) => requestAnimationFrame(r));
       return performance.now() - start;
     })()`);
     switches.push(t);
@@ -72,7 +74,7 @@ try {
   console.log(`  the dashboard reading the run's 6 summaries and verifying its manifest (once, in the background): ${preparedMs.toFixed(0)} ms`);
   console.log(`  first load: ${cold.toFixed(0)} ms`);
   console.log(`  load to interactive, median of ${LOADS}: ${median.toFixed(0)} ms (min ${(warm[0] as number).toFixed(0)}, max ${(warm.at(-1) as number).toFixed(0)}); target < ${TARGET_MS} ms`);
-  console.log(`  arm switch and redraw: ${switches.map((s) => `${s.toFixed(0)} ms`).join(', ')}`);
+  console.log(`  arm switch (fetching its page) and redraw: ${switches.map((s) => `${s.toFixed(0)} ms`).join(', ')}`);
   if (errors.length > 0) {
     console.log(`  console errors: ${errors.join('; ')}`);
     process.exitCode = 1;

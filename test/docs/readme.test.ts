@@ -52,7 +52,7 @@ test('the test tiers split the suite: each file in exactly one, npm test runs th
   assert.deepEqual(tiers['unit']?.filter((f) => /^test\/(fleet|netns)\/|-browser\.test\.ts$/.test(f)), []);
   assert.ok(tiers['fleet']?.every((f) => f.startsWith('test/fleet/')) && tiers['fleet'].length > 0);
   assert.ok(tiers['netns']?.every((f) => f.startsWith('test/netns/')) && tiers['netns'].length > 0);
-  assert.deepEqual(tiers['browser'], ['test/dashboard/dashboard-browser.test.ts', 'test/dashboard/history-browser.test.ts', 'test/dashboard/narrow-screen-browser.test.ts', 'test/dashboard/page-layout-browser.test.ts']);
+  assert.deepEqual(tiers['browser'], ['test/dashboard/dashboard-browser.test.ts', 'test/dashboard/history-browser.test.ts', 'test/dashboard/narrow-screen-browser.test.ts', 'test/dashboard/page-layout-browser.test.ts', 'test/dashboard/run-paging-browser.test.ts']);
 
   const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
   assert.equal(scripts['test'], 'node test/run-tests.js --checks');

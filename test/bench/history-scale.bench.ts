@@ -7,7 +7,7 @@
 // - history: one machine, policy and arm of the plan (21 kernels x 1,000 runs, with change
 //   detection), through the same code as the command (open, query, detect, render);
 //   target <= 0.3 s; also the nightly gate (--last 1 over every cell) and the command's wall
-//   time as a process (Node start-up and tsx included).
+//   time as a process (Node start-up and the TypeScript hooks included).
 // BENCHFLEET_HISTORY_RUNS sets the number of runs.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -93,7 +93,7 @@ try {
 
   t = performance.now();
   execFileSync(process.execPath, [BIN, 'history', '--data', dir, '--plan', 'study (synthetic)', '--machine', 'ryzen', '--policy', 'pages', '--arm', 'taskpool-8-batched'], { stdio: 'ignore' });
-  console.log(`the history command as a process (Node and tsx start-up included): ${((performance.now() - t) / 1000).toFixed(2)} s`);
+  console.log(`the history command as a process (Node and TypeScript hook start-up included): ${((performance.now() - t) / 1000).toFixed(2)} s`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@
 // runs in them on any Node), hands them jobs, and ends them.
 //
 // Why not Piscina, which the harness uses as a benchmark arm: it runs the same bundled worker
-// file under tsx (checked), but
+// file (checked), but
 // - a job's error reaches the caller as a plain Error: Piscina drops a BenchfleetError's class
 //   and code, and a disk error's ENOSPC, which finalization's retry needs (checked on 5.3.2);
 // - a job cannot be sent to the thread that ran an earlier one, and compare-threads keeps each

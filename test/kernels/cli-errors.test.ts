@@ -14,7 +14,7 @@ const INPUT_CAP = 3 * 1024 * 1024;
 
 interface CliResult { status: number | null; stdout: string; stderr: string }
 
-/** Run `node bin/benchfleet.js ...args` from the repository root (the bin loads tsx itself). */
+/** Run `node bin/benchfleet.js ...args` from the repository root (the bin registers the TypeScript hooks itself). */
 function cli(args: string[]): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env['BENCHFLEET_DEBUG'];
@@ -41,7 +41,7 @@ function file(name: string, bytes: Uint8Array): string {
   return path;
 }
 
-// The child processes each spend most of their time loading tsx, so they run side by side.
+// The child processes each spend most of their time loading the TypeScript hooks and modules, so they run side by side.
 describe('benchfleet kernel run on bad input', { concurrency: true }, () => {
   const valid = file('valid-aes.bin', new Uint8Array(32 + 48));
   after(() => rmSync(dir, { recursive: true, force: true }));

@@ -74,6 +74,12 @@ async function artifactPaths(dir: string, prefix = ''): Promise<string[]> {
   return paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** The folder a manifest path is in, under the run folder (a machine's, in a run), or null for a file at the top. */
+export function topFolderOf(path: string): string | null {
+  const slash = path.indexOf('/');
+  return slash < 0 ? null : path.slice(0, slash);
+}
+
 const described = (bytes: Buffer): { bytes: number; sha256: string } => ({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
 
 async function describe(dir: string, path: string): Promise<{ bytes: number; sha256: string }> {

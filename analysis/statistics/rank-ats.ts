@@ -5,6 +5,7 @@
 // treatment effects", JRSS B 79, section 4). Kruskal-Wallis assumes every group has one shape
 // under "no effect"; this tests only that the groups' relative effects are equal, with each
 // group's own variance, so a noisier run does not read as a run effect.
+import { lowerBound } from '../../shared/sorted-search.ts';
 import { fSurvival } from './distributions.ts';
 
 export interface RankAts {
@@ -19,12 +20,7 @@ export interface RankAts {
 
 /** Normalized distribution function of a sorted sample at x: (count below + count equal / 2) / n. */
 function placement(sorted: readonly number[], x: number): number {
-  let lo = 0, hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = lowerBound(sorted, x);
   let equal = lo;
   while (equal < sorted.length && sorted[equal] === x) equal++;
   return (lo + (equal - lo) / 2) / sorted.length;

@@ -5,9 +5,10 @@
 // page of machines reads its own summaries when first shown (pageReport, in page-worker.ts) and
 // the dashboard keeps the answer (answer-cache.ts).
 import { readdir, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { acrossMachines, type AcrossMachines } from '../../analysis/report/across-machines.ts';
-import { MANIFEST_FILE, readManifest } from '../../analysis/raw/manifest.ts';
+import { MANIFEST_FILE, readManifest, topFolderOf } from '../../analysis/raw/manifest.ts';
 import type { LoadedResult, ResultFiles } from '../../analysis/raw/result-folders.ts';
 import { poolArmsInOrder } from '../../analysis/report/report-arms.ts';
 import { buildReportFromResults, defaultReportArm, reportOfEntries } from '../../analysis/report/report.ts';
@@ -58,12 +59,13 @@ export function boundedNotes(notes: readonly string[]): string[] {
 
 /** Reads a finalized run's files (in finalized-worker.ts); null while it is not finalized (no manifest yet). */
 export async function loadFinalized(dir: string, machines: readonly string[]): Promise<Finalized | null> {
-  let finishedAt: string;
+  let manifestStat: Stats;
   try {
-    finishedAt = (await stat(join(dir, MANIFEST_FILE))).mtime.toISOString();
+    manifestStat = await stat(join(dir, MANIFEST_FILE));
   } catch {
     return null;
   }
+  const finishedAt = manifestStat.mtime.toISOString();
   const manifest = await readManifest(dir);
   const listed = new Set(manifest.files.map((f) => f.path));
   const machineNames = [...machines].sort();
@@ -109,14 +111,14 @@ export async function loadFinalized(dir: string, machines: readonly string[]): P
   const machineDownloads = new Map<string, DownloadView[]>();
   for (const f of manifest.files) {
     const download: DownloadView = { path: f.path, kind: f.kind, bytes: f.bytes };
-    const folder = f.path.includes('/') ? f.path.slice(0, f.path.indexOf('/')) : null;
+    const folder = topFolderOf(f.path);
     if (folder !== null && machineSet.has(folder)) {
       const list = machineDownloads.get(folder) ?? [];
       list.push(download);
       machineDownloads.set(folder, list);
     } else runDownloads.push(download);
   }
-  runDownloads.push({ path: MANIFEST_FILE, kind: 'manifest', bytes: (await stat(join(dir, MANIFEST_FILE))).size });
+  runDownloads.push({ path: MANIFEST_FILE, kind: 'manifest', bytes: manifestStat.size });
   return { finishedAt, startedAt, failures, arms, files, runDownloads, machineDownloads, affinity };
 }
 

@@ -5,7 +5,7 @@
 // No view grows with the run's machines: a run list item counts them, the Run page pages them.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MANIFEST_FILE, verifyManifest } from '../../analysis/raw/manifest.ts';
+import { MANIFEST_FILE, topFolderOf, verifyManifest } from '../../analysis/raw/manifest.ts';
 import { BenchfleetError, errorMessage } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import type { MachineRunState, RunSummary } from '../../shared/protocol/events.ts';
@@ -211,8 +211,8 @@ export class RunViews {
     const run = this.source.run(runId);
     if (run === null) return null;
     const finalized = await this.finalizedOf(run);
-    const folder = path.includes('/') ? path.slice(0, path.indexOf('/')) : '';
-    const listed = [...finalized?.runDownloads ?? [], ...finalized?.machineDownloads.get(folder) ?? []];
+    const folder = topFolderOf(path);
+    const listed = [...finalized?.runDownloads ?? [], ...(folder === null ? [] : finalized?.machineDownloads.get(folder) ?? [])];
     if (!listed.some((d) => d.path === path)) return null;
     // The manifest on disk is what lists `path`: never serve anything outside the run folder.
     return confinedPath(this.source.runDir(runId), path);

@@ -17,6 +17,7 @@ import type Database from 'better-sqlite3';
 import { FamilyDetection, type DetectionSnapshot } from '../../analysis/history/change-detection.ts';
 import { DEFAULT_DETECTION, type DetectedChange, type DetectionSettings } from '../../analysis/history/history-types.ts';
 import { NATIVE_ARM } from '../../shared/arms.ts';
+import { lowerBound } from '../../shared/sorted-search.ts';
 import { CELL_FIGURES, sameNames, type CellBlock } from './cell-blocks.ts';
 
 type Db = Database.Database;
@@ -202,16 +203,6 @@ class MachineFamily {
   state(): string {
     return JSON.stringify({ cells: this.names, detection: this.detection.snapshot() } satisfies StoredState);
   }
-}
-
-function lowerBound(names: readonly string[], name: string): number {
-  let lo = 0, hi = names.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((names[mid] as string) < name) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** A plan key's families as far as they have been run. */

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MANIFEST_FILE, verifyManifestEach } from '../../analysis/raw/manifest.ts';
+import { MANIFEST_FILE, topFolderOf, verifyManifestEach } from '../../analysis/raw/manifest.ts';
 import { parseSummary, readSummaryFile } from '../../analysis/summary/summary-io.ts';
 import type { Summary } from '../../analysis/summary/summary-types.ts';
 import { errorMessage } from '../../shared/errors.ts';
@@ -103,8 +103,8 @@ export async function readFolderRows(dir: string, runId: string, verify: boolean
   if (verify) {
     try {
       const verdict = await verifyManifestEach(dir, (path, bytes) => {
-        if (!path.endsWith('.summary.json')) return;
-        const machine = path.slice(0, path.indexOf('/'));
+        const machine = topFolderOf(path);
+        if (machine === null || !path.endsWith('.summary.json')) return;
         try {
           taken.set(path, takeSummary(machine, parseSummary(bytes.toString('utf8'), join(dir, ...path.split('/')))));
         } catch (error) {

@@ -86,14 +86,11 @@ function appendFigure(t: Track, run: number, median: number, lo: number, hi: num
 
 const appendPoint = (t: Track, p: HistoryPoint): void => appendFigure(t, p.run, p.median, p.lo, p.hi, p.rounds);
 
-/** The kept positions of a cell from `end` back to its segment's start, newest first, at most `count`. */
-function keptBack(t: Track, end: number, count: number): number[] {
-  const out: number[] = [];
-  for (let i = end; i >= t.segment && out.length < count; i--) if (t.excluded[i] === 0) out.push(i);
-  return out;
-}
-
-/** keptBack into `keptScratch`, reused (process() asks for every cell at every run, and reads it before the next call); returns how many. */
+/**
+ * The kept positions of a cell from `end` back to its segment's start, newest first, at most
+ * `count`, into `keptScratch`, reused (process() asks for every cell at every run, and reads it
+ * before the next call); returns how many.
+ */
 let keptScratch = new Int32Array(0);
 function keptInto(t: Track, end: number, count: number): number {
   if (keptScratch.length < count) keptScratch = new Int32Array(count);
@@ -101,6 +98,9 @@ function keptInto(t: Track, end: number, count: number): number {
   for (let i = end; i >= t.segment && n < count; i--) if (t.excluded[i] === 0) keptScratch[n++] = i;
   return n;
 }
+
+/** keptInto's positions as an array of their own (for the few cells flagged at a run). */
+const keptBack = (t: Track, end: number, count: number): number[] => Array.from(keptScratch.subarray(0, keptInto(t, end, count)));
 
 /** The old level for a new level of the newest `lag` kept runs: its size, mean of ln(figure) and variance (floored at its within-run variance). */
 interface Window {
